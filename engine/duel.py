@@ -1,0 +1,371 @@
+"""The two-player Minesweeper duel of RULES.md as a state machine that never touches I/O.
+
+``Duel.apply(seat, move)`` is the whole surface the server needs: it validates the move
+against every rule *before* changing anything (so a refused move leaves the game exactly as
+it was), then applies it and returns the events. ``view(viewer)`` gives what a seat or a
+spectator may see, ``snapshot()``/``from_snapshot()`` a plain-data form with exact round-trip.
+
+Phases: a duel is created ``PLAYING`` (both seats exist from the start; waiting for an
+opponent is the room's business, not the rules') and becomes ``OVER`` in exactly one place,
+:meth:`Duel._end`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Protocol
+
+from . import deduce
+from .commitment import SALT_BYTES, commitment
+from .errors import IllegalCode, IllegalMove
+from .events import (
+    ALL_MINES,
+    RESIGNATION,
+    TIMEOUT,
+    CellsRevealed,
+    Event,
+    GameEnded,
+    MineShown,
+    MovePlayed,
+    Outcome,
+    TurnChanged,
+    WrongMarkPlaced,
+)
+from .encoding import CHAR_CLAIMS, CLAIM_CHARS, HIDDEN
+from .geometry import Cell, Geometry, geometry
+from .moves import Explore, Mark, Move, Resign, Timeout, move_from_data, move_to_data
+from .rules import (
+    DEFAULT_RULESET,
+    DUEL_HEIGHT,
+    DUEL_MINES,
+    DUEL_WIDTH,
+    RULESETS,
+    Action,
+    Claim,
+    Ruleset,
+    Verdict,
+)
+
+if TYPE_CHECKING:
+    from .view import View
+
+SNAPSHOT_FORMAT = 1
+SEATS = (0, 1)
+
+
+class Phase(StrEnum):
+    PLAYING = "playing"
+    OVER = "over"
+
+
+class Rng(Protocol):
+    """What the engine needs from a random source: ``random.Random`` or ``random.SystemRandom``."""
+
+    def sample(self, population: Sequence[Cell], k: int) -> list[Cell]: ...
+    def randbytes(self, n: int) -> bytes: ...
+    def randrange(self, stop: int) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """Everything fixed at the start: enough, with the move log, to replay the game."""
+
+    ruleset: str
+    width: int
+    height: int
+    mines: frozenset[Cell]
+    salt: str
+    first: int
+
+    @property
+    def total_mines(self) -> int:
+        return len(self.mines)
+
+
+def draw_setup(rng: Rng, ruleset: str = DEFAULT_RULESET, first: int | None = None) -> Setup:
+    """A fresh 11x11 duel: 15 mines uniformly among the cells outside the centre's 3x3 block.
+
+    The server passes ``random.SystemRandom()``; tests pass a seeded ``random.Random``.
+    """
+    geo = geometry(DUEL_WIDTH, DUEL_HEIGHT)
+    opening = set(geo.block(geo.centre))
+    candidates = [cell for cell in geo.cells if cell not in opening]
+    mines = frozenset(rng.sample(candidates, DUEL_MINES))
+    salt = rng.randbytes(SALT_BYTES).hex()
+    if first is None:
+        first = rng.randrange(2)
+    return Setup(ruleset, DUEL_WIDTH, DUEL_HEIGHT, mines, salt, first)
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """A move-list line with full knowledge; views hide ``cell`` of others' wrong marks."""
+
+    number: int
+    seat: int
+    action: Action
+    cell: Cell
+    verdict: Verdict
+    points: int
+    auto_revealed: int
+
+
+class Duel:
+    """One duel. Mutable, but only through :meth:`apply`, which is all-or-nothing."""
+
+    def __init__(self, setup: Setup) -> None:
+        if setup.ruleset not in RULESETS:
+            raise ValueError(f"unknown ruleset {setup.ruleset!r}")
+        if setup.first not in SEATS:
+            raise ValueError(f"first seat must be 0 or 1, not {setup.first!r}")
+        self.setup = setup
+        self.rules: Ruleset = RULESETS[setup.ruleset]
+        self.geo: Geometry = geometry(setup.width, setup.height)
+        if not all(self.geo.contains(m) for m in setup.mines):
+            raise ValueError("mine outside the board")
+        centre = self.geo.centre
+        if centre in setup.mines:
+            raise ValueError("the centre must be safe")
+        self.commitment = commitment(setup.width, setup.height, setup.mines, setup.salt)
+        self.phase = Phase.PLAYING
+        self.outcome: Outcome | None = None
+        self.to_move = setup.first
+        self.scores = [0, 0]
+        self.numbers: dict[Cell, int] = {centre: self._count(centre)}
+        self.claims: dict[Cell, tuple[int, Claim]] = {}
+        self.wrong_marks: tuple[set[Cell], set[Cell]] = (set(), set())
+        self.lines: list[Line] = []
+        self.log: list[tuple[int, Move]] = []
+        self.last_opened: tuple[Cell, ...] = ()
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def new(cls, rng: Rng, ruleset: str = DEFAULT_RULESET, first: int | None = None) -> "Duel":
+        return cls(draw_setup(rng, ruleset, first))
+
+    @classmethod
+    def replay(cls, setup: Setup, log: Iterable[tuple[int, Move]]) -> "Duel":
+        """Rebuild a game from its setup and move log (raises ``IllegalMove`` on a bad log)."""
+        duel = cls(setup)
+        for seat, move in log:
+            duel.apply(seat, move)
+        return duel
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def hidden_mines(self) -> frozenset[Cell]:
+        return frozenset(m for m in self.setup.mines if m not in self.claims)
+
+    def is_hidden(self, cell: Cell) -> bool:
+        """Hidden in the public view: neither revealed nor a visible mine."""
+        return cell not in self.numbers and cell not in self.claims
+
+    def _count(self, cell: Cell) -> int:
+        mines = self.setup.mines
+        return sum(1 for n in self.geo.neighbours(cell) if n in mines)
+
+    # ------------------------------------------------------------------ the move
+
+    def apply(self, seat: int, move: Move) -> list[Event]:
+        """Apply ``seat``'s ``move`` and return its events.
+
+        Raises :class:`IllegalMove` (and changes nothing) if the game is over, ``seat`` is not
+        0 or 1, it is not that seat's turn (resigning is allowed on either turn), the cell is
+        off the board or not hidden.
+        """
+        self._check(seat, move)
+        self.log.append((seat, move))
+        match move:
+            case Resign():
+                return self._end(Outcome(RESIGNATION, 1 - seat))
+            case Timeout():
+                return self._end(Outcome(TIMEOUT, 1 - seat))
+            case Explore(cell):
+                return self._play(seat, Action.EXPLORE, cell)
+            case Mark(cell):
+                return self._play(seat, Action.MARK, cell)
+        raise AssertionError("unreachable: _check accepts only moves")
+
+    def _check(self, seat: int, move: Move) -> None:
+        if not isinstance(move, (Explore, Mark, Resign, Timeout)):
+            raise IllegalMove(IllegalCode.NOT_A_MOVE, f"not a move: {move!r}")
+        if self.phase is Phase.OVER:
+            raise IllegalMove(IllegalCode.GAME_OVER, "the game is over")
+        if seat not in SEATS:
+            raise IllegalMove(IllegalCode.NOT_A_SEAT, f"seat must be 0 or 1, not {seat!r}")
+        if isinstance(move, Resign):
+            return
+        if seat != self.to_move:
+            raise IllegalMove(IllegalCode.NOT_YOUR_TURN, f"seat {seat} moved on seat {self.to_move}'s turn")
+        if isinstance(move, Timeout):
+            return
+        if not self.geo.contains(move.cell):
+            raise IllegalMove(IllegalCode.OUT_OF_RANGE, f"cell {move.cell!r} is not on the board")
+        if not self.is_hidden(move.cell):
+            raise IllegalMove(IllegalCode.CELL_NOT_HIDDEN, f"cell {move.cell!r} is not hidden")
+
+    def _play(self, seat: int, action: Action, cell: Cell) -> list[Event]:
+        rules = self.rules
+        events: list[Event] = []
+        is_mine = cell in self.setup.mines
+        public_cell: Cell | None = cell
+        opened: list[Cell] = [cell]
+        if action is Action.EXPLORE and is_mine:
+            verdict, points = Verdict.AUTSCH, rules.hit_points
+            self.claims[cell] = (seat, Claim.HIT)
+            events.append(MineShown(cell, seat, Claim.HIT))
+        elif action is Action.EXPLORE:
+            number = self._count(cell)
+            visible = sum(1 for n in self.geo.neighbours(cell) if n in self.claims)
+            verdict, points = Verdict.GUT, rules.explore_points(number, visible)
+            self.numbers[cell] = number
+            events.append(CellsRevealed(((*cell, number),), "move"))
+        elif is_mine:
+            self.claims[cell] = (seat, Claim.MARKED)
+            verdict, points = Verdict.GUT, rules.mark_points(len(self.claims))
+            events.append(MineShown(cell, seat, Claim.MARKED))
+        else:
+            verdict, points = Verdict.BLUBB, rules.wrong_mark_points
+            self.wrong_marks[seat].add(cell)
+            public_cell, opened = None, []
+            events.append(WrongMarkPlaced(seat, cell, audience=seat))
+        self.scores[seat] += points
+
+        auto = self._auto_reveal() if verdict is not Verdict.BLUBB else {}
+        if auto:
+            events.append(CellsRevealed(tuple((*c, n) for c, n in sorted(auto.items())), "deduction"))
+        self.last_opened = (*opened, *sorted(auto))
+        line = Line(len(self.lines) + 1, seat, action, cell, verdict, points, len(auto))
+        self.lines.append(line)
+        events.insert(0, MovePlayed(line.number, seat, action, public_cell, verdict, points, len(auto)))
+
+        if len(self.claims) == self.setup.total_mines:
+            a, b = self.scores
+            events += self._end(Outcome(ALL_MINES, None if a == b else (0 if a > b else 1)))
+        else:
+            self.to_move = 1 - seat
+            events.append(TurnChanged(self.to_move))
+        return events
+
+    def _auto_reveal(self) -> dict[Cell, int]:
+        """Deduction auto-reveal (RULES.md): public information only, never private marks.
+
+        A wrong mark changes no public information, so after one the set of revealable cells
+        is the same as before (already revealed); the caller skips the call then.
+        """
+        found = deduce.revealable(
+            self.setup.width, self.setup.height, self.setup.total_mines, self.numbers, self.claims.keys()
+        )
+        self.numbers.update(found)
+        return found
+
+    def _end(self, outcome: Outcome) -> list[Event]:
+        """The one place the phase becomes OVER; everything secret is published here."""
+        self.phase = Phase.OVER
+        self.outcome = outcome
+        return [
+            GameEnded(
+                outcome,
+                (self.scores[0], self.scores[1]),
+                tuple(sorted(self.setup.mines)),
+                self.setup.salt,
+                (tuple(sorted(self.wrong_marks[0])), tuple(sorted(self.wrong_marks[1]))),
+            )
+        ]
+
+    # ------------------------------------------------------------------ plain data
+
+    def snapshot(self) -> dict[str, Any]:
+        """Plain data (str, int, list, dict) with exact round-trip through :meth:`from_snapshot`.
+
+        The board is one string per row (``.`` hidden, digits, ``A``/``B`` marked and ``a``/``b``
+        hit by seat 0/1) so a stored room stays small.
+        """
+        s = self.setup
+        return {
+            "format": SNAPSHOT_FORMAT,
+            "ruleset": s.ruleset,
+            "width": s.width,
+            "height": s.height,
+            "mines": [list(m) for m in sorted(s.mines)],
+            "salt": s.salt,
+            "first": s.first,
+            "phase": self.phase.value,
+            "outcome": self.outcome.to_data() if self.outcome else None,
+            "to_move": self.to_move,
+            "scores": list(self.scores),
+            "board": list(self._board_rows()),
+            "wrong_marks": [[list(c) for c in sorted(w)] for w in self.wrong_marks],
+            "lines": [
+                [ln.number, ln.seat, ln.action.value, *ln.cell, ln.verdict.value, ln.points, ln.auto_revealed]
+                for ln in self.lines
+            ],
+            "log": [[seat, *move_to_data(move)] for seat, move in self.log],
+            "last_opened": [list(c) for c in self.last_opened],
+        }
+
+    def _board_rows(self) -> Iterable[str]:
+        for r in range(self.setup.height):
+            row = []
+            for c in range(self.setup.width):
+                cell = (r, c)
+                if cell in self.numbers:
+                    row.append(str(self.numbers[cell]))
+                elif cell in self.claims:
+                    seat, claim = self.claims[cell]
+                    row.append(CLAIM_CHARS[seat][claim])
+                else:
+                    row.append(HIDDEN)
+            yield "".join(row)
+
+    @classmethod
+    def from_snapshot(cls, data: dict[str, Any]) -> "Duel":
+        """Inverse of :meth:`snapshot`; raises ``ValueError`` on malformed data."""
+        try:
+            if data["format"] != SNAPSHOT_FORMAT:
+                raise ValueError(f"unknown snapshot format {data['format']!r}")
+            setup = Setup(
+                data["ruleset"], data["width"], data["height"],
+                frozenset((r, c) for r, c in data["mines"]), data["salt"], data["first"],
+            )
+            duel = cls(setup)
+            duel.phase = Phase(data["phase"])
+            duel.outcome = Outcome.from_data(data["outcome"]) if data["outcome"] is not None else None
+            duel.to_move = data["to_move"]
+            duel.scores = [int(x) for x in data["scores"]]
+            duel.numbers, duel.claims = {}, {}
+            for r, row in enumerate(data["board"]):
+                for c, ch in enumerate(row):
+                    if ch.isdigit():
+                        duel.numbers[(r, c)] = int(ch)
+                    elif ch != HIDDEN:
+                        duel.claims[(r, c)] = CHAR_CLAIMS[ch]
+            duel.wrong_marks = tuple({(r, c) for r, c in w} for w in data["wrong_marks"])  # type: ignore[assignment]
+            duel.lines = [
+                Line(n, seat, Action(a), (r, c), Verdict(v), p, auto)
+                for n, seat, a, r, c, v, p, auto in data["lines"]
+            ]
+            duel.log = [(entry[0], move_from_data(entry[1:])) for entry in data["log"]]
+            duel.last_opened = tuple((r, c) for r, c in data["last_opened"])
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"malformed duel snapshot: {exc!r}") from exc
+        return duel
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Duel) and self.snapshot() == other.snapshot()
+
+    def __repr__(self) -> str:
+        return f"<Duel {self.setup.ruleset} {self.phase.value} moves={len(self.log)} scores={self.scores}>"
+
+    # ------------------------------------------------------------------ views
+
+    def view(self, viewer: int) -> "View":
+        """What seat 0, seat 1 or a spectator (2) may see; see :mod:`engine.view`."""
+        from .view import view_of  # view depends on Duel; the dependency points one way at import time
+
+        return view_of(self, viewer)
+

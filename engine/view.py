@@ -1,0 +1,237 @@
+"""Per-viewer views of a duel, and the difference between two of them.
+
+There are three viewer classes: seat 0, seat 1 and spectators (``SPECTATOR`` = 2). This
+module is the one place that decides what each may see, so the server can render a view
+without knowing any rule:
+
+- everybody sees revealed numbers, visible mines with who claimed them and how, scores,
+  the move list (a wrong mark's cell only for its author), and the commitment;
+- a seat also sees its own wrong marks (``x`` on the board, and in ``wrong_marks``);
+- once the game is over everybody sees everything: every mine (``*`` where unclaimed),
+  both seats' wrong marks, and the salt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
+
+from .encoding import CLAIM_CHARS, HIDDEN, OWN_WRONG_MARK, UNCLAIMED_MINE
+from .events import Outcome
+from .geometry import Cell
+from .rules import Action, Verdict
+
+if TYPE_CHECKING:
+    from .duel import Duel
+
+SEAT0, SEAT1, SPECTATOR = 0, 1, 2
+VIEWERS = (SEAT0, SEAT1, SPECTATOR)
+
+
+@dataclass(frozen=True, slots=True)
+class MoveLine:
+    """A move-list line as one viewer sees it: ``cell`` is ``None`` for others' wrong marks."""
+
+    number: int
+    seat: int
+    action: Action
+    cell: Cell | None
+    verdict: Verdict
+    points: int
+    auto_revealed: int
+
+    def to_data(self) -> list[Any]:
+        cell = list(self.cell) if self.cell is not None else None
+        return [self.number, self.seat, self.action.value, cell, self.verdict.value, self.points, self.auto_revealed]
+
+    @classmethod
+    def from_data(cls, data: list[Any]) -> "MoveLine":
+        number, seat, action, cell, verdict, points, auto = data
+        return cls(number, seat, Action(action), tuple(cell) if cell is not None else None,  # type: ignore[arg-type]
+                   Verdict(verdict), points, auto)
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """Everything one viewer may see, as plain values. Equal views render identically."""
+
+    viewer: int
+    ruleset: str
+    width: int
+    height: int
+    total_mines: int
+    rows: tuple[str, ...]
+    """One string per row in the :mod:`engine.encoding` alphabet."""
+    scores: tuple[int, int]
+    phase: str
+    to_move: int | None
+    """The seat to move, ``None`` once the game is over."""
+    outcome: Outcome | None
+    moves: tuple[MoveLine, ...]
+    wrong_marks: tuple[tuple[Cell, ...], tuple[Cell, ...]]
+    """Per seat; only the viewer's own before the end, both after."""
+    last_opened: tuple[Cell, ...]
+    """Cells opened by the last move and its auto-reveal (for highlighting)."""
+    commitment: str
+    salt: str | None = None
+    """Published only once the game is over."""
+    mines: tuple[Cell, ...] | None = None
+    """The whole layout, published only once the game is over."""
+
+    @property
+    def mines_left(self) -> int:
+        """Mines not yet visible."""
+        visible = sum(1 for row in self.rows for ch in row if ch in _CLAIMED)
+        return self.total_mines - visible
+
+    def char(self, cell: Cell) -> str:
+        return self.rows[cell[0]][cell[1]]
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain data (str, int, list, dict, None) with exact round-trip through :meth:`from_data`."""
+        return {f.name: _encode(f.name, getattr(self, f.name)) for f in fields(self)}
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> "View":
+        return cls(
+            viewer=data["viewer"],
+            ruleset=data["ruleset"],
+            width=data["width"],
+            height=data["height"],
+            total_mines=data["total_mines"],
+            rows=tuple(data["rows"]),
+            scores=(data["scores"][0], data["scores"][1]),
+            phase=data["phase"],
+            to_move=data["to_move"],
+            outcome=Outcome.from_data(data["outcome"]) if data["outcome"] is not None else None,
+            moves=tuple(MoveLine.from_data(m) for m in data["moves"]),
+            wrong_marks=(_cells(data["wrong_marks"][0]), _cells(data["wrong_marks"][1])),
+            last_opened=_cells(data["last_opened"]),
+            commitment=data["commitment"],
+            salt=data["salt"],
+            mines=_cells(data["mines"]) if data["mines"] is not None else None,
+        )
+
+
+_CLAIMED = frozenset(ch for table in CLAIM_CHARS for ch in table.values())
+
+
+def _encode(name: str, value: Any) -> Any:
+    """One :class:`View` field as plain data (shared by whole views and diffs)."""
+    if value is None:
+        return None
+    if name == "outcome":
+        return value.to_data()
+    if name == "moves":
+        return [m.to_data() for m in value]
+    if name == "wrong_marks":
+        return [[list(c) for c in w] for w in value]
+    if name in ("last_opened", "mines"):
+        return [list(c) for c in value]
+    if name in ("rows", "scores"):
+        return list(value)
+    return value
+
+
+def _cells(items: list[Any]) -> tuple[Cell, ...]:
+    return tuple((r, c) for r, c in items)
+
+
+def view_of(duel: "Duel", viewer: int) -> View:
+    """The view of ``viewer`` (0, 1 or :data:`SPECTATOR`); raises ``ValueError`` for others."""
+    if viewer not in VIEWERS:
+        raise ValueError(f"viewer must be 0, 1 or {SPECTATOR}, not {viewer!r}")
+    over = duel.outcome is not None
+    setup = duel.setup
+    shown_marks = tuple(
+        tuple(sorted(marks)) if over or seat == viewer else () for seat, marks in enumerate(duel.wrong_marks)
+    )
+    own = duel.wrong_marks[viewer] if viewer != SPECTATOR else set()
+    rows = []
+    for r in range(setup.height):
+        row = []
+        for c in range(setup.width):
+            cell = (r, c)
+            if cell in duel.numbers:
+                row.append(str(duel.numbers[cell]))
+            elif cell in duel.claims:
+                seat, claim = duel.claims[cell]
+                row.append(CLAIM_CHARS[seat][claim])
+            elif over and cell in setup.mines:
+                row.append(UNCLAIMED_MINE)
+            elif cell in own:
+                row.append(OWN_WRONG_MARK)
+            else:
+                row.append(HIDDEN)
+        rows.append("".join(row))
+    moves = tuple(
+        MoveLine(
+            ln.number, ln.seat, ln.action,
+            None if ln.verdict is Verdict.BLUBB and not over and ln.seat != viewer else ln.cell,
+            ln.verdict, ln.points, ln.auto_revealed,
+        )
+        for ln in duel.lines
+    )
+    return View(
+        viewer=viewer,
+        ruleset=setup.ruleset,
+        width=setup.width,
+        height=setup.height,
+        total_mines=setup.total_mines,
+        rows=tuple(rows),
+        scores=(duel.scores[0], duel.scores[1]),
+        phase=duel.phase.value,
+        to_move=None if over else duel.to_move,
+        outcome=duel.outcome,
+        moves=moves,
+        wrong_marks=(shown_marks[0], shown_marks[1]),
+        last_opened=duel.last_opened,
+        commitment=duel.commitment,
+        salt=setup.salt if over else None,
+        mines=tuple(sorted(setup.mines)) if over else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ViewDiff:
+    """What changed between two views of the same viewer, for small live updates.
+
+    ``cells`` lists every cell to redraw with its new character: those whose character changed
+    and those whose highlight (``last_opened``) changed. ``changed`` maps the names of other
+    :class:`View` fields that changed to their new values; ``moves`` holds appended lines.
+    """
+
+    cells: tuple[tuple[int, int, str], ...]
+    changed: dict[str, Any] = field(default_factory=dict)
+    moves: tuple[MoveLine, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.cells or self.changed or self.moves)
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "cells": [list(c) for c in self.cells],
+            "changed": {name: _encode(name, value) for name, value in self.changed.items()},
+            "moves": [m.to_data() for m in self.moves],
+        }
+
+
+_DIFFED = ("scores", "phase", "to_move", "outcome", "wrong_marks", "last_opened", "salt", "mines")
+
+
+def diff(old: View, new: View) -> ViewDiff:
+    """The :class:`ViewDiff` that turns ``old`` into ``new`` (same viewer, same game, later)."""
+    if (old.viewer, old.commitment) != (new.viewer, new.commitment):
+        raise ValueError("views of different viewers or games")
+    if new.moves[: len(old.moves)] != old.moves:
+        raise ValueError("the new view's move list does not extend the old one")
+    touched = set(old.last_opened) ^ set(new.last_opened)
+    cells = tuple(
+        (r, c, new.rows[r][c])
+        for r in range(new.height)
+        for c in range(new.width)
+        if new.rows[r][c] != old.rows[r][c] or (r, c) in touched
+    )
+    changed = {name: getattr(new, name) for name in _DIFFED if getattr(new, name) != getattr(old, name)}
+    return ViewDiff(cells, changed, new.moves[len(old.moves):])
