@@ -41,6 +41,6 @@ from .rules import (
     Ruleset,
     Verdict,
 )
-from .view import SEAT0, SEAT1, SPECTATOR, VIEWERS, MoveLine, View, ViewDiff, diff
+from .view import SEAT0, SEAT1, SPECTATOR, VIEWERS, MoveLine, View, ViewDiff, diff, patch, patch_data
 
 __all__ = [name for name in dir() if not name.startswith("_")]

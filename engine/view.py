@@ -13,7 +13,7 @@ without knowing any rule:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from .encoding import CLAIM_CHARS, HIDDEN, OWN_WRONG_MARK, UNCLAIMED_MINE
@@ -235,3 +235,22 @@ def diff(old: View, new: View) -> ViewDiff:
     )
     changed = {name: getattr(new, name) for name in _DIFFED if getattr(new, name) != getattr(old, name)}
     return ViewDiff(cells, changed, new.moves[len(old.moves):])
+
+
+def patch(old: View, change: ViewDiff) -> View:
+    """Apply a :class:`ViewDiff` to the view it was made from: ``patch(a, diff(a, b)) == b``.
+
+    Clients that keep a view (the Python client, bots, tests) use this on each update.
+    """
+    rows = [list(row) for row in old.rows]
+    for r, c, ch in change.cells:
+        rows[r][c] = ch
+    return replace(old, rows=tuple("".join(row) for row in rows), moves=old.moves + change.moves, **change.changed)
+
+
+def patch_data(old: View, change: dict[str, Any]) -> View:
+    """:func:`patch` for a diff in plain-data form (``ViewDiff.to_data()``), as it comes off the wire."""
+    changed = View.from_data({**old.to_data(), **change["changed"]})
+    cells = tuple((r, c, ch) for r, c, ch in change["cells"])
+    moves = tuple(MoveLine.from_data(m) for m in change["moves"])
+    return patch(old, ViewDiff(cells, {k: getattr(changed, k) for k in change["changed"]}, moves))
