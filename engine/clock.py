@@ -1,0 +1,129 @@
+"""A chess-style game clock (initial time + increment per move) as a pure value.
+
+Time never comes from here: every method that needs "now" takes it as ``now_ms``, an integer
+of milliseconds on whatever shared time base the caller uses (the server passes wall-clock
+milliseconds so that every process reads the same clock). A :class:`Clock` is frozen; each
+operation returns a new one.
+
+Life of a clock: :meth:`Clock.new` (stopped, both seats at ``initial_ms``) → :meth:`start`
+when the game begins (the seat to move's time runs) → :meth:`press` after each move of the
+running seat (its elapsed time is deducted, the increment added, the other seat's time runs)
+→ :meth:`stop` when the game ends. The caller checks :meth:`expired` *before* pressing: a move
+that arrives after the flag fell is a timeout, not a move.
+
+>>> c = Clock.new(60_000, 2_000).start(0, now_ms=1_000)
+>>> c.remaining(0, now_ms=11_000)
+50000
+>>> c = c.press(0, now_ms=11_000)
+>>> c.remaining_ms, c.running
+((52000, 60000), 1)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+SEATS = (0, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    initial_ms: int
+    increment_ms: int
+    remaining_ms: tuple[int, int]
+    """Each seat's time left at ``since_ms`` (for the running seat) or now (for a waiting one)."""
+    running: int | None = None
+    """The seat whose time is running, ``None`` while the clock is stopped."""
+    since_ms: int | None = None
+    """When the running seat's time started to run (``None`` while stopped)."""
+
+    def __post_init__(self) -> None:
+        if self.initial_ms <= 0 or self.increment_ms < 0:
+            raise ValueError("a clock needs initial > 0 and increment >= 0")
+        if self.running not in (None, *SEATS):
+            raise ValueError(f"running must be None, 0 or 1, not {self.running!r}")
+        if (self.running is None) != (self.since_ms is None):
+            raise ValueError("running and since_ms are set together")
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def new(cls, initial_ms: int, increment_ms: int = 0) -> "Clock":
+        """A stopped clock with ``initial_ms`` for each seat."""
+        return cls(int(initial_ms), int(increment_ms), (int(initial_ms), int(initial_ms)))
+
+    # ------------------------------------------------------------------ queries
+
+    def remaining(self, seat: int, now_ms: int) -> int:
+        """``seat``'s time left at ``now_ms``, never below zero."""
+        left = self.remaining_ms[seat]
+        if self.running == seat and self.since_ms is not None:
+            left -= max(0, now_ms - self.since_ms)
+        return max(0, left)
+
+    def deadline_ms(self) -> int | None:
+        """When the running seat's flag falls, or ``None`` while stopped."""
+        if self.running is None or self.since_ms is None:
+            return None
+        return self.since_ms + self.remaining_ms[self.running]
+
+    def expired(self, now_ms: int) -> bool:
+        """True iff a seat's time is running and has run out at ``now_ms``."""
+        deadline = self.deadline_ms()
+        return deadline is not None and now_ms >= deadline
+
+    # ------------------------------------------------------------------ transitions
+
+    def start(self, seat: int, now_ms: int) -> "Clock":
+        """Start ``seat``'s time at ``now_ms`` (the clock must be stopped)."""
+        if self.running is not None:
+            raise ValueError("the clock is already running")
+        if seat not in SEATS:
+            raise ValueError(f"seat must be 0 or 1, not {seat!r}")
+        return replace(self, running=seat, since_ms=now_ms)
+
+    def press(self, seat: int, now_ms: int) -> "Clock":
+        """``seat`` finished a move at ``now_ms``: deduct, add the increment, run the other seat.
+
+        Raises ``ValueError`` if ``seat``'s time is not the one running. Check :meth:`expired`
+        first: pressing an expired clock is the caller's bug and raises too.
+        """
+        if self.running != seat:
+            raise ValueError(f"seat {seat} pressed while {self.running!r} runs")
+        if self.expired(now_ms):
+            raise ValueError("the running seat's time has run out")
+        left = list(self.remaining_ms)
+        left[seat] = self.remaining(seat, now_ms) + self.increment_ms
+        return replace(self, remaining_ms=(left[0], left[1]), running=1 - seat, since_ms=now_ms)
+
+    def stop(self, now_ms: int) -> "Clock":
+        """Stop the clock at ``now_ms`` (the running seat's elapsed time is deducted)."""
+        if self.running is None:
+            return self
+        left = list(self.remaining_ms)
+        left[self.running] = self.remaining(self.running, now_ms)
+        return replace(self, remaining_ms=(left[0], left[1]), running=None, since_ms=None)
+
+    # ------------------------------------------------------------------ plain data
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "initial_ms": self.initial_ms,
+            "increment_ms": self.increment_ms,
+            "remaining_ms": list(self.remaining_ms),
+            "running": self.running,
+            "since_ms": self.since_ms,
+        }
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> "Clock":
+        """Inverse of :meth:`to_data`; raises ``ValueError`` on malformed data."""
+        try:
+            a, b = data["remaining_ms"]
+            return cls(
+                int(data["initial_ms"]), int(data["increment_ms"]), (int(a), int(b)),
+                data["running"], data["since_ms"],
+            )
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"malformed clock: {exc!r}") from exc
