@@ -135,11 +135,253 @@ def test_analysis_is_frozen_dataclass():
         a.layouts = 2  # type: ignore[misc]
 
 
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_arbitrary_numbers_raise_exactly_when_no_layout_exists(data):
+    """Numbers not taken from a layout: ValueError iff brute force finds no layout."""
+    width = data.draw(st.integers(1, 4))
+    height = data.draw(st.integers(1, 4))
+    cells = [(r, c) for r in range(height) for c in range(width)]
+    shown = data.draw(st.sets(st.sampled_from(cells), max_size=len(cells)))
+    numbers = {x: data.draw(st.integers(0, len(bf_neighbours(width, height, x)))) for x in shown}
+    rest = [x for x in cells if x not in shown]
+    visible = data.draw(st.sets(st.sampled_from(rest), max_size=len(rest))) if rest else set()
+    total = data.draw(st.integers(len(visible), len(cells) - len(shown)))
+    if bf_layouts(width, height, total, numbers, visible)[1]:
+        assert_matches_brute_force(width, height, total, numbers, sorted(visible))
+    else:
+        with pytest.raises(ValueError):
+            analyze(width, height, total, numbers, visible)
+        with pytest.raises(ValueError):
+            revealable(width, height, total, numbers, visible)
+
+
+# ---------------------------------------------------------------------------------------------
+# Hand-made positions, one per kind of deduction
+# ---------------------------------------------------------------------------------------------
+
+
+def picture(*rows):
+    """A position drawn as text: ``*`` hidden mine, ``.`` hidden safe cell, ``X`` visible mine,
+    ``o`` revealed safe cell (its number is computed from the layout). The total is the
+    layout's mine count. Returns (width, height, total, numbers, visible)."""
+    height, width = len(rows), len(rows[0])
+    mines = {(r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch in "*X"}
+    numbers = {
+        (r, c): sum(y in mines for y in bf_neighbours(width, height, (r, c)))
+        for r, row in enumerate(rows)
+        for c, ch in enumerate(row)
+        if ch == "o"
+    }
+    visible = sorted((r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "X")
+    return width, height, len(mines), numbers, visible
+
+
+def test_local_subset_rule_one_two_pattern():
+    # (1,0) shows 1 and sees {A, B}; (1,1) shows 2 and sees {A, B, C}: C is the mine.
+    pos = picture(
+        "*.*.",
+        "oo..",
+        "oooo",
+    )
+    assert pos[3][(1, 0)] == 1 and pos[3][(1, 1)] == 2
+    a = analyze(*pos)
+    assert a.mines == {(0, 2)}
+    assert a.exact_probabilities[(0, 0)] == a.exact_probabilities[(0, 1)] == Fraction(1, 2)
+    assert {(0, 3), (1, 2), (1, 3)} <= a.safe
+    # (0,3) and (1,3) see C and D only among unknowns: 1. (1,2) also sees B: undetermined.
+    assert a.revealable == {(0, 3): 1, (1, 3): 1}
+    assert_matches_brute_force(*pos)
+
+
+def test_global_count_makes_the_interior_safe_and_determined():
+    # One mine in total, and the corner 1 says it is among its three hidden neighbours:
+    # every other cell is safe; those not touching the corner trio show 0.
+    pos = picture(
+        "o....",
+        ".*...",
+        ".....",
+        ".....",
+        ".....",
+    )
+    a = analyze(*pos)
+    trio = {(0, 1), (1, 0), (1, 1)}
+    assert a.mines == set()
+    assert a.safe == {(r, c) for r in range(5) for c in range(5)} - trio - {(0, 0)}
+    touching_trio = {(0, 2), (1, 2), (2, 0), (2, 1), (2, 2)}
+    assert a.revealable == {x: 0 for x in a.safe - touching_trio}
+    assert all(a.exact_probabilities[x] == Fraction(1, 3) for x in trio)
+    assert_matches_brute_force(*pos)
+
+
+def test_global_count_when_all_remaining_mines_are_on_the_frontier():
+    # Each corner 1 needs one mine among its three hidden neighbours and only two mines are
+    # hidden: the interior is empty, so it is safe, and where it touches neither corner trio
+    # its number is known (1 next to the visible mine, else 0).
+    pos = picture(
+        "o*...",
+        ".....",
+        "....X",
+        ".....",
+        "...*o",
+    )
+    a = analyze(*pos)
+    trios = {(0, 1), (1, 0), (1, 1), (3, 3), (3, 4), (4, 3)}
+    interior = {(r, c) for r in range(5) for c in range(5)} - trios - {(0, 0), (4, 4), (2, 4)}
+    assert a.mines == set()
+    assert a.safe == interior
+    assert a.revealable[(0, 4)] == 0
+    assert a.revealable[(1, 4)] == 1
+    assert a.revealable[(1, 3)] == 1
+    assert (2, 2) not in a.revealable  # touches both trios
+    assert (2, 3) not in a.revealable  # touches the lower trio
+    assert_matches_brute_force(*pos)
+
+
+def test_safe_cell_with_fixed_number_although_its_neighbours_are_unknown():
+    # (1,1) is safe by the 0; the 1 at (0,1) puts exactly one mine on (0,2)/(1,2), both
+    # neighbours of (1,1): its number is 1 whichever it is.
+    pos = picture(
+        "oo.",
+        "o.*",
+    )
+    a = analyze(*pos)
+    assert a.exact_probabilities[(0, 2)] == a.exact_probabilities[(1, 2)] == Fraction(1, 2)
+    assert a.revealable == {(1, 1): 1}
+    assert_matches_brute_force(*pos)
+
+
+def test_safe_cell_with_fixed_number_from_two_uncertain_groups():
+    # (0,1) sees uncertain cells constrained by different numbers; their mines still always
+    # add up to the same count around it.
+    pos = picture(
+        "..*",
+        "o.o",
+        "*o.",
+    )
+    a = analyze(*pos)
+    assert (0, 1) in a.revealable
+    uncertain = [y for y in bf_neighbours(3, 3, (0, 1)) if 0 < a.exact_probabilities.get(y, 0) < 1]
+    assert len(uncertain) >= 2
+    assert_matches_brute_force(*pos)
+
+
+def test_a_zero_does_not_flood():
+    pos = picture(
+        ".....",
+        ".....",
+        "..o..",
+        ".....",
+        "*...*",
+    )
+    assert pos[3] == {(2, 2): 0}
+    a = analyze(*pos)
+    ring = {(r, c) for r in (1, 2, 3) for c in (1, 2, 3)} - {(2, 2)}
+    assert a.safe == ring
+    assert a.revealable == {}
+    assert_matches_brute_force(*pos)
+
+
 def test_duel_start_position_reveals_nothing():
     assert revealable(11, 11, 15, {(5, 5): 0}, []) == {}
     a = analyze(11, 11, 15, {(5, 5): 0}, [])
     ring = {(r, c) for r in (4, 5, 6) for c in (4, 5, 6)} - {(5, 5)}
     assert a.safe == ring
+    assert a.mines == set()
     assert a.revealable == {}
     assert a.layouts == comb(112, 15)
+    assert all(a.exact_probabilities[x] == Fraction(15, 112) for x in a.exact_probabilities.keys() - ring)
     assert sum(a.exact_probabilities.values()) == 15
+
+
+def test_certain_hidden_mines_are_never_revealed():
+    pos = picture(
+        "o*.",
+        "oo.",
+        "...",
+    )
+    a = analyze(*pos)
+    assert (0, 1) in a.mines
+    assert (0, 1) not in a.revealable
+    assert (0, 1) not in revealable(*pos)
+    assert_matches_brute_force(*pos)
+
+
+def test_visible_mines_count_in_numbers_and_total():
+    pos = picture(
+        "X.o",
+        "...",
+        "...",
+    )
+    # (0,2) shows 0: its neighbours are safe; the only mine is the visible one.
+    a = analyze(*pos)
+    assert a.layouts == 1
+    assert a.mines == set()
+    assert a.revealable[(0, 1)] == 1
+    assert a.revealable[(2, 2)] == 0
+    assert_matches_brute_force(*pos)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param((3, 3, 1, {(1, 1): 2}, []), id="number-needs-more-than-total"),
+        pytest.param((3, 3, 0, {(1, 1): 1}, []), id="number-with-no-mines-left"),
+        pytest.param((2, 1, 1, {(0, 0): 0}, [(0, 1)]), id="zero-beside-visible-mine"),
+        pytest.param((2, 1, 1, {(0, 0): 0, (0, 1): 0}, []), id="mine-cannot-be-placed"),
+        pytest.param((3, 1, 1, {(0, 0): 1, (0, 2): 0}, []), id="contradicting-numbers"),
+        pytest.param((3, 1, 2, {(0, 0): 1, (0, 2): 1}, []), id="subset-contradiction"),
+        pytest.param((3, 3, 1, {(3, 0): 0}, []), id="number-off-board"),
+        pytest.param((3, 3, 1, {(0, -1): 0}, []), id="negative-coordinate"),
+        pytest.param((3, 3, 1, {}, [(0, 3)]), id="visible-mine-off-board"),
+        pytest.param((3, 3, 1, {(0, 0): 1}, [(0, 0)]), id="both-number-and-mine"),
+        pytest.param((3, 3, 1, {}, [(0, 0), (1, 1)]), id="more-visible-mines-than-total"),
+        pytest.param((3, 3, 9, {(0, 0): 3}, []), id="more-mines-than-hidden-cells"),
+        pytest.param((3, 3, -1, {}, []), id="negative-total"),
+        pytest.param((3, 3, 1, {(1, 1): 9}, []), id="number-nine"),
+        pytest.param((3, 3, 1, {(1, 1): -1}, []), id="negative-number"),
+        pytest.param((0, 3, 0, {}, []), id="empty-board"),
+        pytest.param((3, 3, 1, {(1,): 0}, []), id="not-a-cell"),
+    ],
+)
+def test_inconsistent_input_raises_value_error(args):
+    with pytest.raises(ValueError):
+        analyze(*args)
+    with pytest.raises(ValueError):
+        revealable(*args)
+
+
+def test_duplicate_visible_mines_count_once():
+    assert analyze(3, 1, 1, {(0, 0): 1}, [(0, 1), (0, 1)]).layouts == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# The stress position
+# ---------------------------------------------------------------------------------------------
+
+
+def stress_position_path() -> Path:
+    in_repo = REPO / "bench" / "positions" / "stress-21x10-75.json"
+    if in_repo.exists():
+        return in_repo
+    return REPO.parent / "shared" / "positions" / "stress-21x10-75.json"
+
+
+def load_position(path: Path):
+    data = json.loads(path.read_text())
+    numbers = {(r, c): n for r, c, n in data["numbers"]}
+    visible = [tuple(x) for x in data["visible_mines"]]
+    return data["width"], data["height"], data["total_mines"], numbers, visible
+
+
+def test_stress_position_is_consistent():
+    width, height, total, numbers, visible = load_position(stress_position_path())
+    a = analyze(width, height, total, numbers, visible)
+    hidden = width * height - len(numbers) - len(visible)
+    assert len(a.exact_probabilities) == hidden
+    assert sum(a.exact_probabilities.values()) == total - len(visible)
+    assert sum(a.mine_layouts.values()) == (total - len(visible)) * a.layouts
+    assert all(a.exact_probabilities[x] == 0 for x in a.safe)
+    assert all(a.exact_probabilities[x] == 1 for x in a.mines)
+    assert a.revealable.keys() <= a.safe
+    assert revealable(width, height, total, numbers, visible) == a.revealable
