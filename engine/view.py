@@ -198,7 +198,9 @@ class ViewDiff:
 
     ``cells`` lists every cell to redraw with its new character: those whose character changed
     and those whose highlight (``last_opened``) changed. ``changed`` maps the names of other
-    :class:`View` fields that changed to their new values; ``moves`` holds appended lines.
+    :class:`View` fields that changed to their new values; ``moves`` holds appended lines,
+    unless earlier lines changed too (at the end, when wrong marks' cells become public):
+    then ``changed["moves"]`` holds the whole new list.
     """
 
     cells: tuple[tuple[int, int, str], ...]
@@ -224,8 +226,6 @@ def diff(old: View, new: View) -> ViewDiff:
     """The :class:`ViewDiff` that turns ``old`` into ``new`` (same viewer, same game, later)."""
     if (old.viewer, old.commitment) != (new.viewer, new.commitment):
         raise ValueError("views of different viewers or games")
-    if new.moves[: len(old.moves)] != old.moves:
-        raise ValueError("the new view's move list does not extend the old one")
     touched = set(old.last_opened) ^ set(new.last_opened)
     cells = tuple(
         (r, c, new.rows[r][c])
@@ -234,7 +234,10 @@ def diff(old: View, new: View) -> ViewDiff:
         if new.rows[r][c] != old.rows[r][c] or (r, c) in touched
     )
     changed = {name: getattr(new, name) for name in _DIFFED if getattr(new, name) != getattr(old, name)}
-    return ViewDiff(cells, changed, new.moves[len(old.moves):])
+    if new.moves[: len(old.moves)] == old.moves:
+        return ViewDiff(cells, changed, new.moves[len(old.moves):])
+    # The end of the game rewrites earlier lines (wrong marks' cells become public): resend all.
+    return ViewDiff(cells, {**changed, "moves": new.moves})
 
 
 def patch(old: View, change: ViewDiff) -> View:
@@ -245,7 +248,9 @@ def patch(old: View, change: ViewDiff) -> View:
     rows = [list(row) for row in old.rows]
     for r, c, ch in change.cells:
         rows[r][c] = ch
-    return replace(old, rows=tuple("".join(row) for row in rows), moves=old.moves + change.moves, **change.changed)
+    changed = dict(change.changed)
+    moves = changed.pop("moves", old.moves) + change.moves
+    return replace(old, rows=tuple("".join(row) for row in rows), moves=moves, **changed)
 
 
 def patch_data(old: View, change: dict[str, Any]) -> View:

@@ -1,0 +1,183 @@
+"""Property tests over random games: no leaks in views, replay, round-trips, diffs, deduction.
+
+Games are played by a random player that explores or marks random hidden cells (so wrong
+marks, hits and re-marks all happen), sometimes resigning or timing out.
+"""
+
+from __future__ import annotations
+
+import random
+
+import msgpack
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import (
+    SPECTATOR,
+    VIEWERS,
+    Duel,
+    Explore,
+    Mark,
+    Resign,
+    Timeout,
+    View,
+    diff,
+    event_to_data,
+    patch,
+    patch_data,
+    verify,
+    visible_to,
+)
+from engine.bots import hidden_cells
+from engine.deduce import revealable
+
+PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def random_move(duel: Duel, rng: random.Random):
+    roll = rng.random()
+    if roll < 0.01:
+        return rng.randrange(2), Resign()
+    if roll < 0.015:
+        return duel.to_move, Timeout()
+    seat = duel.to_move
+    target = rng.choice(hidden_cells(duel.view(seat)))
+    return seat, (Mark(target) if rng.random() < 0.4 else Explore(target))
+
+
+def play(seed: int, ruleset: str, max_moves: int = 400):
+    """Yield ``(duel, events)`` after each move of a random game until it ends."""
+    rng = random.Random(seed)
+    duel = Duel.new(rng, ruleset=ruleset)
+    for _ in range(max_moves):
+        if duel.outcome is not None:
+            return
+        seat, move = random_move(duel, rng)
+        yield duel, seat, move, duel.apply(seat, move)
+
+
+games = st.tuples(st.integers(0, 2**32), st.sampled_from(["brettspielnetz", "coan"]))
+
+
+def assert_no_secrets(duel: Duel, view: View) -> None:
+    """Before the end: no hidden mine, no salt, no wrong mark of anybody but the viewer."""
+    hidden_mines = {m for m in duel.setup.mines if m not in duel.claims}
+    encoded = msgpack.packb(view.to_data())
+    assert duel.setup.salt.encode() not in encoded
+    assert view.salt is None and view.mines is None
+    for r, c in hidden_mines:
+        assert view.rows[r][c] in ".x", "a hidden mine shows"
+    for seat in (0, 1):
+        if seat != view.viewer:
+            assert view.wrong_marks[seat] == ()
+            assert all(m.cell is None for m in view.moves if m.seat == seat and m.verdict == "Blubb!")
+            for r, c in duel.wrong_marks[seat] - duel.wrong_marks[view.viewer] if view.viewer != SPECTATOR else duel.wrong_marks[seat]:
+                if (r, c) not in duel.numbers:
+                    assert view.rows[r][c] == "."
+    if view.viewer == SPECTATOR:
+        assert "x" not in "".join(view.rows)
+
+
+@PROPERTY
+@given(games)
+def test_views_never_leak_before_the_end_and_show_everything_after(game):
+    seed, ruleset = game
+    for duel, seat, move, events in play(seed, ruleset):
+        views = {v: duel.view(v) for v in VIEWERS}
+        if duel.outcome is None:
+            for view in views.values():
+                assert_no_secrets(duel, view)
+            for s in (0, 1):  # the author sees its own wrong marks
+                hidden_own = {c for c in duel.wrong_marks[s] if duel.is_hidden(c)}
+                assert {c for c in hidden_own if views[s].char(c) == "x"} == hidden_own
+        else:
+            for view in views.values():
+                assert view.mines == tuple(sorted(duel.setup.mines))
+                assert view.wrong_marks == tuple(tuple(sorted(w)) for w in duel.wrong_marks)
+                assert verify(view.commitment, 11, 11, view.mines, view.salt)
+            assert views[0].rows == views[1].rows == views[SPECTATOR].rows or views[0].wrong_marks
+
+
+@PROPERTY
+@given(games)
+def test_events_for_others_carry_no_secret_before_the_end(game):
+    seed, ruleset = game
+    for duel, seat, move, events in play(seed, ruleset):
+        for viewer in VIEWERS:
+            for event in events:
+                if not visible_to(event, viewer):
+                    assert event.audience == seat != viewer
+                    continue
+                data = event_to_data(event)
+                if data["t"] == "game_ended":
+                    continue
+                packed = msgpack.packb(data)
+                assert duel.setup.salt.encode() not in packed
+                if data["t"] == "move_played" and data["verdict"] == "Blubb!" and viewer != seat:
+                    assert data["cell"] is None
+
+
+@PROPERTY
+@given(games)
+def test_replay_from_setup_and_log_reproduces_the_state_exactly(game):
+    seed, ruleset = game
+    last = None
+    for duel, *_ in play(seed, ruleset):
+        last = duel
+    if last is not None:
+        assert Duel.replay(last.setup, last.log) == last
+
+
+@PROPERTY
+@given(games)
+def test_snapshots_and_views_round_trip_through_msgpack(game):
+    seed, ruleset = game
+    for duel, *_ in play(seed, ruleset):
+        packed = msgpack.packb(duel.snapshot())
+        assert Duel.from_snapshot(msgpack.unpackb(packed)) == duel
+        for viewer in VIEWERS:
+            view = duel.view(viewer)
+            assert View.from_data(msgpack.unpackb(msgpack.packb(view.to_data()))) == view
+
+
+@PROPERTY
+@given(games)
+def test_diffs_patch_old_views_into_new_ones(game):
+    seed, ruleset = game
+    previous = None
+    for duel, *_ in play(seed, ruleset):
+        views = [duel.view(v) for v in VIEWERS]
+        if previous:
+            for old, new in zip(previous, views):
+                change = diff(old, new)
+                assert patch(old, change) == new
+                wire = msgpack.unpackb(msgpack.packb(change.to_data()))
+                assert patch_data(old, wire) == new
+                if duel.outcome is None:
+                    assert len(change.moves) == 1 and "moves" not in change.changed
+        previous = views
+
+
+@PROPERTY
+@given(games)
+def test_after_every_move_nothing_more_is_deducible_and_deduced_cells_are_true(game):
+    seed, ruleset = game
+    for duel, *_ in play(seed, ruleset):
+        assert revealable(11, 11, 15, duel.numbers, duel.claims.keys()) == {}
+        for (r, c), n in duel.numbers.items():
+            assert (r, c) not in duel.setup.mines
+            assert n == sum(1 for x in duel.geo.neighbours((r, c)) if x in duel.setup.mines)
+
+
+@PROPERTY
+@given(games)
+def test_scores_equal_the_sum_of_move_points_and_the_winner_has_more(game):
+    seed, ruleset = game
+    last = None
+    for duel, *_ in play(seed, ruleset):
+        for s in (0, 1):
+            assert duel.scores[s] == sum(ln.points for ln in duel.lines if ln.seat == s)
+        last = duel
+    if last is not None and last.outcome is not None and last.outcome.termination == "all_mines":
+        a, b = last.scores
+        assert last.outcome.winner == (None if a == b else (0 if a > b else 1))
