@@ -268,102 +268,100 @@ def _solve(width, height, total_mines, numbers, visible_mines, full):
     interior = unknown & ~frontier
     n_int = interior.bit_count()
 
-    # --- boxes and components ----------------------------------------------------------------
+    # --- boxes: frontier cells touched by exactly the same constraints -----------------------
     sig_of: dict[int, int] = {}
     for ci, (_, mask) in enumerate(cons):
+        bit = 1 << ci
         for i in _bits(mask):
-            sig_of[i] = sig_of.get(i, 0) | (1 << ci)
-    box_index: dict[int, int] = {}
-    box_cells: list[list[int]] = []
-    box_sig: list[int] = []
-    box_of: dict[int, int] = {}
-    for i in sorted(sig_of):
-        sig = sig_of[i]
-        b = box_index.get(sig)
-        if b is None:
-            b = box_index[sig] = len(box_cells)
-            box_cells.append([])
-            box_sig.append(sig)
-        box_cells[b].append(i)
-        box_of[i] = b
+            sig_of[i] = sig_of.get(i, 0) | bit
+    by_sig: dict[int, list[int]] = {}
+    for i, sig in sig_of.items():
+        by_sig.setdefault(sig, []).append(i)
+    box_sig = list(by_sig)
+    box_cells = list(by_sig.values())
     nbox = len(box_cells)
+    box_of = {i: b for b, cells in enumerate(box_cells) for i in cells}
+    sizes = [len(cells) for cells in box_cells] + [n_int]  # the interior is "box" nbox
 
-    parent = list(range(len(cons)))
+    # --- independent components, each counted by mine number --------------------------------
+    comps = [
+        _Component(cis, bs, cons, box_sig, sizes) for cis, bs in _components(len(cons), box_sig)
+    ]
 
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for sig in box_sig:
-        cs = _bits(sig)
-        r0 = find(cs[0])
-        for c in cs[1:]:
-            rc = find(c)
-            if rc != r0:
-                parent[rc] = r0
-    comp_cons: dict[int, list[int]] = {}
-    for ci in range(len(cons)):
-        comp_cons.setdefault(find(ci), []).append(ci)
-    comp_boxes: dict[int, list[int]] = {}
-    for b, sig in enumerate(box_sig):
-        comp_boxes.setdefault(find(_bits(sig)[0]), []).append(b)
-
-    comps = []  # (list of global box ids, result dict m -> (w, tallies, kmasks))
-    for root, cis in comp_cons.items():
-        boxes = comp_boxes[root]
-        comps.append((boxes, _component_dp(boxes, cis, cons, box_cells, box_sig)))
-
-    # --- global combination ------------------------------------------------------------------
-    polys = [{m: v[0] for m, v in res.items()} for _, res in comps]
-    ncomp = len(comps)
-    prefix = [{0: 1}]
-    for p in polys:
-        prefix.append(_polymul(prefix[-1], p, remaining))
-    suffix = [{0: 1}] * (ncomp + 1)
-    for k in range(ncomp - 1, -1, -1):
-        suffix[k] = _polymul(suffix[k + 1], polys[k], remaining)
-    whole = prefix[-1]
-    total = 0
-    int_mine = 0
-    int_kset = 0
-    for mm, w in whole.items():
-        r = remaining - mm
-        if 0 <= r <= n_int:
-            total += w * comb(n_int, r)
-            if r:
-                int_mine += w * comb(n_int - 1, r - 1)
-            int_kset |= 1 << r
+    # --- combine components and the interior by total mine count -----------------------------
+    # Components with a single possible mine count only scale the count and shift the total.
+    fixed_w = 1
+    rest_total = remaining
+    variable = []
+    for comp in comps:
+        if comp.single is None:
+            variable.append(comp)
+        else:
+            fixed_w *= comp.poly[comp.single]
+            rest_total -= comp.single
+    if rest_total < 0:
+        raise ValueError("no consistent layout")
+    # jvec[t]: interior layouts when the variable components hold t mines.
+    jvec = [comb(n_int, rest_total - t) if rest_total - t <= n_int else 0 for t in range(rest_total + 1)]
+    # scan[k][t]: layouts of the interior and of variable components k.. holding the rest when
+    # components before k hold t mines.
+    scan = [jvec]
+    for comp in reversed(variable):
+        nxt = scan[-1]
+        poly = comp.poly
+        scan.append(
+            [
+                sum(w * nxt[t + m] for m, w in enumerate(poly) if w and t + m <= rest_total)
+                for t in range(rest_total + 1)
+            ]
+        )
+    scan.reverse()
+    total_var = scan[0][0]
+    total = total_var * fixed_w
     if total == 0:
         raise ValueError("no consistent layout")
 
+    rests: dict[int, list[int]] = {}
+    prefix = [1]
+    for k, comp in enumerate(variable):
+        after = scan[k + 1]
+        rests[id(comp)] = [
+            fixed_w * sum(a * after[m + i] for i, a in enumerate(prefix) if a and m + i <= rest_total)
+            for m in range(len(comp.poly))
+        ]
+        prefix = _polymul(prefix, comp.poly, rest_total)
+    for comp in comps:
+        if comp.single is not None:
+            r = [0] * len(comp.poly)
+            r[comp.single] = total // comp.poly[comp.single]
+            rests[id(comp)] = r
+
+    # Interior: prefix is now the product of the variable components' polynomials.
+    int_mine = 0
+    int_kset = 0
+    for t, w in enumerate(prefix):
+        r = rest_total - t
+        if w and 0 <= r <= n_int:
+            int_kset |= 1 << r
+            if r:
+                int_mine += w * comb(n_int - 1, r - 1)
+    int_mine *= fixed_w
+
     box_count = [0] * nbox  # layouts with a mine on one given cell of the box
     box_kset = [0] * nbox  # bit k set iff the box holds k mines in some consistent layout
-    for k, (boxes, res) in enumerate(comps):
-        rest_poly = _polymul(prefix[k], suffix[k + 1], remaining)
-        for mm, (w, tal, kms) in res.items():
-            rest = 0
-            for j, q in rest_poly.items():
-                r = remaining - mm - j
-                if 0 <= r <= n_int:
-                    rest += q * comb(n_int, r)
-            if not rest:
-                continue
-            for pos, b in enumerate(boxes):
-                box_count[b] += tal[pos] * rest
-                box_kset[b] |= kms[pos]
-    for b in range(nbox):
-        box_count[b] //= len(box_cells[b])
+    for comp in comps:
+        for b, num, kset in comp.marginals(rests[id(comp)]):
+            box_count[b] = num // sizes[b]
+            box_kset[b] = kset
 
-    # --- safe cells, mines, revealable ------------------------------------------------------
+    # --- safe cells, certain mines, determined numbers ---------------------------------------
     safe_all = safe
     mine_all = mine
     for b in range(nbox):
         if box_kset[b] == 1:
             for i in box_cells[b]:
                 safe_all |= 1 << i
-        elif box_kset[b] == 1 << len(box_cells[b]):
+        elif box_kset[b] == 1 << sizes[b]:
             for i in box_cells[b]:
                 mine_all |= 1 << i
     if n_int:
@@ -372,12 +370,9 @@ def _solve(width, height, total_mines, numbers, visible_mines, full):
         elif int_kset == 1 << n_int:
             mine_all |= interior
 
-    # interior is treated as one more box, index nbox
-    sizes = [len(c) for c in box_cells] + [n_int]
     kset_all = box_kset + [int_kset]
     fixed_mines = vis_mask | mine
     reveal: dict[Cell, int] = {}
-    ctx = None
     for x in _bits(safe_all):
         count = (nmasks[x] & fixed_mines).bit_count()
         touch: dict[int, int] = {}
@@ -385,30 +380,25 @@ def _solve(width, height, total_mines, numbers, visible_mines, full):
             if unknown >> y & 1:
                 b = box_of.get(y, nbox)
                 touch[b] = touch.get(b, 0) + 1
-        variable = []
-        ok = True
+        varying = []
         for b, w in touch.items():
             ks = kset_all[b]
             s = sizes[b]
             if w < s and ks & ((1 << s) - 2):
-                ok = False
+                # x sees part of a box that sometimes holds some but not all of its cells'
+                # mines: moving one across the border changes x's number.
                 break
             if ks & (ks - 1):
-                variable.append((b, w))
+                varying.append((b, w))
             else:
                 count += (ks.bit_length() - 1) * w // s
-        if not ok:
-            continue
-        if not variable:
-            reveal[(x // width, x % width)] = count
-            continue
-        if len(variable) == 1:
-            continue
-        if ctx is None:
-            ctx = (comps, cons, box_cells, box_sig, polys, n_int, remaining, nbox)
-        extra = _variable_count(ctx, variable, sizes)
-        if extra is not None:
-            reveal[(x // width, x % width)] = count + extra
+        else:
+            if not varying:
+                reveal[(x // width, x % width)] = count
+            elif len(varying) > 1:
+                extra = _varying_count(varying, sizes, comps, remaining, n_int, nbox)
+                if extra is not None:
+                    reveal[(x // width, x % width)] = count + extra
 
     if not full:
         return reveal, None
@@ -451,14 +441,56 @@ def _solve(width, height, total_mines, numbers, visible_mines, full):
     return reveal, analysis
 
 
-def _polymul(p: dict[int, int], q: dict[int, int], limit: int) -> dict[int, int]:
-    out: dict[int, int] = {}
-    for i, a in p.items():
-        for j, b in q.items():
-            k = i + j
-            if k <= limit:
-                out[k] = out.get(k, 0) + a * b
+def _polymul(p: list[int], q: list[int], limit: int) -> list[int]:
+    out = [0] * min(len(p) + len(q) - 1, limit + 1)
+    for i, a in enumerate(p):
+        if a:
+            for j, b in enumerate(q):
+                if i + j > limit:
+                    break
+                if b:
+                    out[i + j] += a * b
     return out
+
+
+def _unpack(value: int, slot: int) -> list[int]:
+    """Coefficients of a polynomial packed into one int, ``slot`` bits per coefficient."""
+    mask = (1 << slot) - 1
+    out = []
+    while value:
+        out.append(value & mask)
+        value >>= slot
+    return out
+
+
+_COMB = [[comb(n, k) for k in range(n + 1)] for n in range(9)]
+
+
+def _components(ncons, box_sig):
+    """Split constraints and boxes into independent components: [(constraints, boxes)]."""
+    parent = list(range(ncons))
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    firsts = []
+    for sig in box_sig:
+        cs = _bits(sig)
+        firsts.append(cs[0])
+        r0 = find(cs[0])
+        for c in cs[1:]:
+            rc = find(c)
+            if rc != r0:
+                parent[rc] = r0
+    out: dict[int, tuple[list[int], list[int]]] = {}
+    for ci in range(ncons):
+        out.setdefault(find(ci), ([], []))[0].append(ci)
+    for b, c in enumerate(firsts):
+        out[find(c)][1].append(b)
+    return list(out.values())
 
 
 def _box_order(boxes, cis, box_sig):
@@ -494,124 +526,151 @@ def _box_order(boxes, cis, box_sig):
     return order
 
 
-def _component_dp(boxes, cis, cons, box_cells, box_sig):
-    """Count the solutions of one component.
+class _Component:
+    """One independent part of the frontier: constraints linked through shared boxes.
 
-    Returns ``{m: (weight, tallies, kmasks)}`` over the component's mine count ``m``: the
-    number of layouts of the component's cells with ``m`` mines; per box (in ``boxes`` order)
-    the sum over those layouts of the box's mine count; per box the bitmask of mine counts the
-    box takes in them.
+    Boxes are assigned mine counts one at a time in ``order``.  A state is what every
+    constraint still needs, packed 4 bits per constraint into one int; the states after each
+    box map to the layout counts of the boxes so far as a polynomial in their mine count,
+    packed ``slot`` bits per coefficient into one int (no coefficient can overflow: each is
+    at most the number of layouts of the component's cells).
     """
-    local = {c: k for k, c in enumerate(cis)}
-    pos_of = {b: k for k, b in enumerate(boxes)}
-    nb = len(boxes)
-    cap = [0] * len(cis)
-    bcons = {}
-    for b in boxes:
-        cs = [local[c] for c in _bits(box_sig[b])]
-        bcons[b] = cs
-        for c in cs:
-            cap[c] += len(box_cells[b])
-    needs0 = tuple(cons[c][0] for c in cis)
-    states = {(needs0, 0): (1, [0] * nb, [0] * nb)}
-    for b in _box_order(boxes, cis, box_sig):
-        s = len(box_cells[b])
-        cs = bcons[b]
-        for c in cs:
-            cap[c] -= s
-        p = pos_of[b]
-        new: dict = {}
-        for (needs, m), (w, tal, kms) in states.items():
-            kmin = 0
-            kmax = s
+
+    __slots__ = ("order", "sizes", "needs0", "layers", "trans", "slot", "poly", "single")
+
+    def __init__(self, cis, boxes, cons, box_sig, sizes):
+        local = {c: k for k, c in enumerate(cis)}
+        self.order = order = _box_order(boxes, cis, box_sig)
+        self.sizes = sizes
+        needs0 = 0
+        for c in cis:
+            needs0 |= cons[c][0] << (4 * local[c])
+        self.needs0 = needs0
+        cap = [0] * len(cis)
+        bcons = {}
+        for b in boxes:
+            cs = [local[c] for c in _bits(box_sig[b])]
+            bcons[b] = cs
             for c in cs:
-                v = needs[c]
-                if v < kmax:
-                    kmax = v
-                v -= cap[c]
-                if v > kmin:
-                    kmin = v
-            for k in range(kmin, kmax + 1):
-                nl = list(needs)
-                for c in cs:
-                    nl[c] -= k
-                key = (tuple(nl), m + k)
-                f = comb(s, k)
-                wf = w * f
-                t2 = [t * f for t in tal]
-                t2[p] = wf * k
-                k2 = list(kms)
-                k2[p] = 1 << k
-                old = new.get(key)
-                if old is None:
-                    new[key] = (wf, t2, k2)
-                else:
-                    ow, ot, ok = old
-                    new[key] = (
-                        ow + wf,
-                        [a + c for a, c in zip(ot, t2)],
-                        [a | c for a, c in zip(ok, k2)],
-                    )
-        states = new
-    return {m: v for (_, m), v in states.items()}
-
-
-def _component_minmax(boxes, cis, cons, box_cells, box_sig, contrib):
-    """Per component mine count ``m``: (min, max) over the component's solutions of
-    ``sum(contrib[b][k])`` (``contrib`` maps some boxes to a list indexed by ``k``)."""
-    local = {c: k for k, c in enumerate(cis)}
-    cap = [0] * len(cis)
-    bcons = {}
-    for b in boxes:
-        cs = [local[c] for c in _bits(box_sig[b])]
-        bcons[b] = cs
-        for c in cs:
-            cap[c] += len(box_cells[b])
-    needs0 = tuple(cons[c][0] for c in cis)
-    states = {(needs0, 0): (0, 0)}
-    for b in _box_order(boxes, cis, box_sig):
-        s = len(box_cells[b])
-        cs = bcons[b]
-        for c in cs:
-            cap[c] -= s
-        cb = contrib.get(b)
-        new: dict = {}
-        for (needs, m), (lo, hi) in states.items():
-            kmin = 0
-            kmax = s
+                cap[c] += sizes[b]
+        self.slot = slot = sum(sizes[b] for b in boxes) + 1
+        cur = {needs0: 1}
+        layers = [cur]
+        trans = []
+        for b in order:
+            s = sizes[b]
+            cs = bcons[b]
             for c in cs:
-                v = needs[c]
-                if v < kmax:
-                    kmax = v
-                v -= cap[c]
-                if v > kmin:
-                    kmin = v
-            for k in range(kmin, kmax + 1):
-                nl = list(needs)
-                for c in cs:
-                    nl[c] -= k
-                key = (tuple(nl), m + k)
-                d = cb[k] if cb is not None else 0
-                old = new.get(key)
-                if old is None:
-                    new[key] = (lo + d, hi + d)
-                else:
-                    new[key] = (min(old[0], lo + d), max(old[1], hi + d))
-        states = new
-    return {m: v for (_, m), v in states.items()}
+                cap[c] -= s
+            checks = [(4 * c, cap[c]) for c in cs]
+            delta = sum(1 << (4 * c) for c in cs)
+            combs = _COMB[s]
+            nxt: dict[int, int] = {}
+            tr: dict[int, list[tuple[int, int]]] = {}
+            for key, poly in cur.items():
+                kmin = 0
+                kmax = s
+                for sh, cp in checks:
+                    v = key >> sh & 15
+                    if v < kmax:
+                        kmax = v
+                    v -= cp
+                    if v > kmin:
+                        kmin = v
+                moves = []
+                for k in range(kmin, kmax + 1):
+                    nk = key - k * delta
+                    term = (poly * combs[k]) << (k * slot) if k else poly
+                    moves.append((k, nk))
+                    old = nxt.get(nk)
+                    nxt[nk] = term if old is None else old + term
+                tr[key] = moves
+            trans.append(tr)
+            layers.append(nxt)
+            cur = nxt
+        if 0 not in cur:
+            raise ValueError("no consistent layout")
+        self.layers = layers
+        self.trans = trans
+        self.poly = poly = _unpack(cur[0], slot)
+        nz = [m for m, w in enumerate(poly) if w]
+        self.single = nz[0] if len(nz) == 1 else None
+
+    def marginals(self, rest):
+        """Backward pass: for each box, (box, layouts x mines summed over the box's cells,
+        bitmask of the box's possible mine counts), the rest of the board weighted by
+        ``rest[m]`` (layouts outside the component when it holds ``m`` mines)."""
+        slot = self.slot
+        mask = (1 << slot) - 1
+        nrest = len(rest)
+        out = []
+        back = {0: 1}
+        for i in range(len(self.order) - 1, -1, -1):
+            b = self.order[i]
+            combs = _COMB[self.sizes[b]]
+            fwd = self.layers[i]
+            nb: dict[int, int] = {}
+            q: dict[int, int] = {}
+            for key, moves in self.trans[i].items():
+                acc = 0
+                for k, nk in moves:
+                    bv = back.get(nk)
+                    if bv is None:
+                        continue
+                    t = bv * combs[k]
+                    acc += t << (k * slot)
+                    q[k] = q.get(k, 0) + fwd[key] * t
+                if acc:
+                    nb[key] = acc
+            back = nb
+            num = 0
+            kset = 0
+            for k, v in q.items():
+                w = 0
+                m = k
+                while v and m < nrest:
+                    c = v & mask
+                    if c:
+                        w += c * rest[m]
+                    v >>= slot
+                    m += 1
+                if w:
+                    kset |= 1 << k
+                    num += w * k
+            out.append((b, num, kset))
+        return out
+
+    def minmax(self, contrib):
+        """Per mine count m of the component: (min, max) over its layouts of the sum of
+        ``contrib[b][k]`` (boxes not in ``contrib`` add nothing)."""
+        states = {(self.needs0, 0): (0, 0)}
+        for i, b in enumerate(self.order):
+            cb = contrib.get(b)
+            tr = self.trans[i]
+            new: dict = {}
+            for (key, m), (lo, hi) in states.items():
+                for k, nk in tr[key]:
+                    d = cb[k] if cb is not None else 0
+                    nkey = (nk, m + k)
+                    old = new.get(nkey)
+                    if old is None:
+                        new[nkey] = (lo + d, hi + d)
+                    else:
+                        new[nkey] = (min(old[0], lo + d), max(old[1], hi + d))
+            states = new
+        return {m: v for (key, m), v in states.items() if key == 0}
 
 
-def _variable_count(ctx, variable, sizes):
-    """The neighbour-mine count contributed by ``variable`` boxes (list of (box, cells
-    touched)) if it is the same in every consistent layout, else ``None``."""
-    comps, cons, box_cells, box_sig, polys, n_int, remaining, nbox = ctx
+def _varying_count(varying, sizes, comps, remaining, n_int, nbox):
+    """The neighbour-mine count that ``varying`` boxes (list of (box, cells seen)) add for a
+    safe cell, if it is the same in every consistent layout, else ``None``."""
     contrib: dict[int, list[int]] = {}
     int_f = None
-    for b, w in variable:
+    for b, w in varying:
         s = sizes[b]
         if w == s:
             row = list(range(s + 1))
-        else:  # partial: only 0 or s mines occur in consistent layouts
+        else:  # seen in part: only 0 or s mines occur in consistent layouts
             row = [0] * (s + 1)
             row[s] = w
         if b == nbox:
@@ -619,19 +678,15 @@ def _variable_count(ctx, variable, sizes):
         else:
             contrib[b] = row
     acc = {0: (0, 0)}
-    for k, (boxes, res) in enumerate(comps):
-        if any(b in contrib for b in boxes):
-            part = _component_minmax(
-                boxes, _cons_of(boxes, box_sig), cons, box_cells, box_sig, contrib
-            )
+    for comp in comps:
+        if not contrib.keys().isdisjoint(comp.order):
+            part = comp.minmax(contrib)
         else:
-            part = {m: (0, 0) for m in polys[k]}
+            part = {m: (0, 0) for m, w in enumerate(comp.poly) if w}
         nxt: dict[int, tuple[int, int]] = {}
         for m1, (a1, b1) in acc.items():
             for m2, (a2, b2) in part.items():
                 m = m1 + m2
-                if m > remaining:
-                    continue
                 old = nxt.get(m)
                 if old is None:
                     nxt[m] = (a1 + a2, b1 + b2)
@@ -649,10 +704,3 @@ def _variable_count(ctx, variable, sizes):
     if lo is None or lo != hi:
         return None
     return lo
-
-
-def _cons_of(boxes, box_sig):
-    sig = 0
-    for b in boxes:
-        sig |= box_sig[b]
-    return _bits(sig)
