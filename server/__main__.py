@@ -1,0 +1,52 @@
+"""``python -m server`` / ``mineduel``: start the app with uvicorn (and an embedded Redis if needed).
+
+Without ``REDIS_URL`` a private valkey-server is started here, in the parent, with AOF
+(``appendfsync always``) under ``$MINEDUEL_DATA/valkey``, and every worker shares it; it is
+stopped when the server exits.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+import uvicorn
+
+from .config import Settings
+from .embedded_redis import EmbeddedRedis
+
+
+def main(argv: list[str] | None = None) -> int:
+    settings = Settings.from_env()
+    logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    embedded: EmbeddedRedis | None = None
+    if settings.redis_url is None:
+        embedded = EmbeddedRedis(settings.data_dir).start()
+        os.environ["REDIS_URL"] = embedded.url
+        os.environ.setdefault("MINEDUEL_WAITAOF", "0")  # the embedded server fsyncs every write itself
+        print(f"mineduel: embedded valkey at {embedded.url}, data in {embedded.data_dir}", flush=True)
+    shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
+    print(f"mineduel: open http://{shown}:{settings.port}/", flush=True)
+    try:
+        uvicorn.run(
+            "server.app:app_from_env",
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            workers=settings.workers,
+            log_level=settings.log_level,
+            ws_max_size=max(65536, settings.max_frame_bytes * 4),
+            ws_ping_interval=20.0,
+            ws_ping_timeout=20.0,
+            timeout_graceful_shutdown=5,
+            proxy_headers=True,
+        )
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

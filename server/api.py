@@ -1,0 +1,187 @@
+"""HTTP JSON routes under ``/api/v1`` (see docs/PROTOCOL.md) and ``/healthz``.
+
+Errors are ``{"error": {"code": ..., "message": ...}}`` with a fitting status. The caller's
+identity comes from ``Authorization: Bearer <token>`` (or ``?token=``); routes that change a
+game require it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from engine import SPECTATOR
+
+from .auth import bearer_token
+from .codec_msgpack import now_ms
+from .room import Player, Room
+from .rooms import RoomError
+
+MAX_BODY = 4096
+MAX_CLOCK_S = 3 * 3600
+MAX_INCREMENT_S = 600
+
+
+def error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if len(raw) > MAX_BODY:
+        raise ApiError(413, "too_large", f"the body is limited to {MAX_BODY} bytes")
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise ApiError(400, "malformed", "the body is not JSON") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "malformed", "the body must be a JSON object")
+    return data
+
+
+def _player(request: Request, required: bool = True) -> Player | None:
+    token = bearer_token(request.headers, request.query_params)
+    player = request.app.state.auth.resolve(token) if token else None
+    if token and player is None:
+        raise ApiError(401, "bad_token", "the token is not valid")
+    if required and player is None:
+        raise ApiError(401, "no_token", "this needs a guest token: POST /api/v1/guests, then Authorization: Bearer <token>")
+    return player
+
+
+def _handles(fn):  # noqa: ANN001, ANN202 - a tiny decorator mapping errors to responses
+    async def endpoint(request: Request) -> JSONResponse:
+        try:
+            return await fn(request)
+        except ApiError as exc:
+            return error(exc.status, exc.code, exc.message)
+        except RoomError as exc:
+            return error(exc.http_status, exc.code, exc.message)
+
+    endpoint.__name__ = fn.__name__
+    return endpoint
+
+
+def game_json(room: Room, viewer: int) -> dict[str, Any]:
+    """The caller's view of a game (the same content as a websocket snapshot)."""
+    return {"v": room.version, "you": viewer, "room": room.meta_data(now_ms()),
+            "commitment": room.commitment, "view": room.view(viewer).to_data()}
+
+
+# ---------------------------------------------------------------------- routes
+
+
+@_handles
+async def create_guest(request: Request) -> JSONResponse:
+    body = await _body(request)
+    name = body.get("name")
+    if name is not None and not isinstance(name, str):
+        raise ApiError(400, "bad_field", "\"name\" must be a string")
+    player, token = request.app.state.auth.issue(name)
+    return JSONResponse({"id": player.id, "name": player.name, "token": token}, status_code=201)
+
+
+def _clock(value: Any) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ApiError(400, "bad_field", "\"clock\" must be null or {\"initial\": seconds, \"increment\": seconds}")
+    initial, increment = value.get("initial"), value.get("increment", 0)
+    for name, x, top in (("initial", initial, MAX_CLOCK_S), ("increment", increment, MAX_INCREMENT_S)):
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not (0 <= x <= top):
+            raise ApiError(400, "bad_field", f"clock {name} must be a number of seconds in 0..{top}")
+    if initial <= 0:
+        raise ApiError(400, "bad_field", "clock initial must be > 0")
+    return int(initial * 1000), int(increment * 1000)
+
+
+@_handles
+async def create_game(request: Request) -> JSONResponse:
+    state = request.app.state
+    player = _player(request)
+    body = await _body(request)
+    ruleset = body.get("ruleset", "brettspielnetz")
+    seat = body.get("seat", "random")
+    if seat not in ("random", 0, 1) or isinstance(seat, bool):
+        raise ApiError(400, "bad_field", "\"seat\" must be \"random\", 0 or 1")
+    seed = body.get("seed")
+    if seed is not None:
+        if not state.settings.test_hooks:
+            raise ApiError(403, "test_hooks_off", "\"seed\" is a test-only hook and is disabled on this server")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ApiError(400, "bad_field", "\"seed\" must be an integer")
+    if not isinstance(ruleset, str):
+        raise ApiError(400, "bad_field", "\"ruleset\" must be a string")
+    room = await state.rooms.create(player, ruleset=ruleset, clock=_clock(body.get("clock")), seat=seat, seed=seed)
+    you = room.seat_of(player.id)
+    return JSONResponse({"id": room.id, "seat": you, **game_json(room, you)}, status_code=201)
+
+
+@_handles
+async def join_game(request: Request) -> JSONResponse:
+    player = _player(request)
+    room, seat = await request.app.state.rooms.join(request.path_params["id"], player)
+    return JSONResponse({"id": room.id, "seat": seat, "v": room.version})
+
+
+@_handles
+async def get_game(request: Request) -> JSONResponse:
+    player = _player(request, required=False)
+    room = await request.app.state.rooms.load(request.path_params["id"])
+    seat = room.seat_of(player.id) if player else None
+    return JSONResponse(game_json(room, SPECTATOR if seat is None else seat))
+
+
+@_handles
+async def get_record(request: Request) -> JSONResponse:
+    return JSONResponse(await request.app.state.rooms.record(request.path_params["id"]))
+
+
+@_handles
+async def rematch(request: Request) -> JSONResponse:
+    player = _player(request)
+    room = await request.app.state.rooms.rematch(request.path_params["id"], player)
+    return JSONResponse({"id": room.id, "seat": room.seat_of(player.id), "v": room.version}, status_code=201)
+
+
+@_handles
+async def resign(request: Request) -> JSONResponse:
+    player = _player(request)
+    rooms = request.app.state.rooms
+    room = await rooms.load(request.path_params["id"])
+    seat = room.seat_of(player.id)
+    if seat is None:
+        raise ApiError(403, "not_seated", "only a player of this game can resign")
+    room = await rooms.resign(room.id, seat)
+    return JSONResponse({"id": room.id, "v": room.version})
+
+
+async def healthz(request: Request) -> JSONResponse:
+    state = request.app.state
+    redis_ok = await state.store.ping()
+    body = {"ok": redis_ok, "redis": redis_ok, "pubsub": state.hub.connected}
+    return JSONResponse(body, status_code=200 if redis_ok else 503)
+
+
+routes = [
+    Route("/healthz", healthz),
+    Route("/api/v1/guests", create_guest, methods=["POST"]),
+    Route("/api/v1/games", create_game, methods=["POST"]),
+    Route("/api/v1/games/{id}", get_game),
+    Route("/api/v1/games/{id}/join", join_game, methods=["POST"]),
+    Route("/api/v1/games/{id}/record", get_record),
+    Route("/api/v1/games/{id}/rematch", rematch, methods=["POST"]),
+    Route("/api/v1/games/{id}/resign", resign, methods=["POST"]),
+]

@@ -1,0 +1,66 @@
+"""Guests and their bearer tokens, shared by the API edge and the browser edge.
+
+A guest is an id and a display name. Its token is that pair signed with the server's key
+(``SECRET_KEY``, or a random key kept in Redis so that every process agrees), so resolving a
+token needs no Redis round-trip. Tokens do not expire; a new key invalidates them all.
+
+Both edges use :func:`resolve_token`; the browser edge stores the same token in a signed cookie.
+"""
+
+from __future__ import annotations
+
+import secrets
+import unicodedata
+from typing import Any
+
+from itsdangerous import BadSignature, URLSafeSerializer
+
+from .room import Player
+
+MAX_NAME = 32
+
+
+class Auth:
+    def __init__(self, key: str) -> None:
+        self._serializer = URLSafeSerializer(key, salt="mineduel-guest")
+
+    def issue(self, name: str | None) -> tuple[Player, str]:
+        """A new guest with a cleaned-up ``name`` (a default one if empty) and its token."""
+        player = Player("g" + secrets.token_urlsafe(9), clean_name(name))
+        return player, self._serializer.dumps([player.id, player.name])
+
+    def resolve(self, token: str | None) -> Player | None:
+        """The guest a token stands for, or ``None`` for a missing or forged token."""
+        if not token or len(token) > 512:
+            return None
+        try:
+            pid, name = self._serializer.loads(token)
+        except (BadSignature, ValueError, TypeError):
+            return None
+        if not isinstance(pid, str) or not isinstance(name, str):
+            return None
+        return Player(pid, name)
+
+
+def resolve_token(holder: Any, token: str | None) -> Player | None:
+    """``holder`` is an :class:`Auth`, ``app.state`` or an app: whatever carries ``auth``."""
+    auth = holder if isinstance(holder, Auth) else getattr(holder, "auth", None) or holder.state.auth
+    return auth.resolve(token)
+
+
+def bearer_token(headers: Any, query: Any) -> str | None:
+    """The token of a request or websocket: ``Authorization: Bearer <t>`` or ``?token=<t>``."""
+    value = headers.get("authorization")
+    if value and value[:7].lower() == "bearer ":
+        return value[7:].strip() or None
+    return query.get("token") or None
+
+
+def clean_name(name: str | None) -> str:
+    """Printable, single-line, at most 32 characters; ``Guest-xxxx`` when nothing is left."""
+    if isinstance(name, str):
+        text = "".join(ch for ch in unicodedata.normalize("NFC", name) if unicodedata.category(ch)[0] != "C")
+        text = " ".join(text.split())[:MAX_NAME]
+        if text:
+            return text
+    return "Guest-" + secrets.token_hex(2)

@@ -1,0 +1,179 @@
+"""A small asyncio client for MineDuel's HTTP API and msgpack websocket (docs/PROTOCOL.md).
+
+    async with Api("http://127.0.0.1:8000") as api:
+        me = await api.guest("Anna")
+        game = await api.create_game(me.token, seat=0)
+        async with await GameSocket.connect(api.base_url, game["id"], me.token) as ws:
+            await ws.next()                       # the snapshot
+            await ws.move("explore", (4, 4))      # uses the version last seen
+            frame = await ws.next()               # the update (ws.view is kept current)
+
+Every frame received goes through :meth:`GameSocket.apply`, which keeps ``ws.v``,
+``ws.room`` and ``ws.view`` (an :class:`engine.View`, patched with each update's diff) in step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import msgpack
+from websockets.asyncio.client import ClientConnection, connect
+
+from engine import View
+from engine.view import patch_data
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, body: Any) -> None:
+        err = body.get("error", {}) if isinstance(body, dict) else {}
+        super().__init__(f"{status} {err.get('code')}: {err.get('message')}")
+        self.status = status
+        self.code = err.get("code")
+        self.body = body
+
+
+@dataclass(frozen=True)
+class Guest:
+    id: str
+    name: str
+    token: str
+
+
+class Api:
+    """HTTP JSON calls (needs ``httpx``)."""
+
+    def __init__(self, base_url: str, timeout_s: float = 10.0) -> None:
+        import httpx
+
+        self.base_url = base_url.rstrip("/")
+        self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout_s)
+
+    async def __aenter__(self) -> "Api":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    async def request(self, method: str, path: str, token: str | None = None, json: Any = None) -> Any:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        r = await self._http.request(method, path, headers=headers, json=json)
+        body = r.json() if r.content else None
+        if r.status_code >= 400:
+            raise ApiError(r.status_code, body)
+        return body
+
+    async def guest(self, name: str) -> Guest:
+        d = await self.request("POST", "/api/v1/guests", json={"name": name})
+        return Guest(d["id"], d["name"], d["token"])
+
+    async def create_game(self, token: str, *, ruleset: str = "brettspielnetz", clock: dict[str, float] | None = None,
+                          seat: int | str = "random", seed: int | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"ruleset": ruleset, "clock": clock, "seat": seat}
+        if seed is not None:
+            body["seed"] = seed
+        return await self.request("POST", "/api/v1/games", token, body)
+
+    async def join(self, token: str, game_id: str) -> dict[str, Any]:
+        return await self.request("POST", f"/api/v1/games/{game_id}/join", token)
+
+    async def game(self, game_id: str, token: str | None = None) -> dict[str, Any]:
+        return await self.request("GET", f"/api/v1/games/{game_id}", token)
+
+    async def record(self, game_id: str) -> dict[str, Any]:
+        return await self.request("GET", f"/api/v1/games/{game_id}/record")
+
+    async def rematch(self, token: str, game_id: str) -> dict[str, Any]:
+        return await self.request("POST", f"/api/v1/games/{game_id}/rematch", token)
+
+
+def ws_url(base_url: str, game_id: str) -> str:
+    return base_url.replace("http://", "ws://").replace("https://", "wss://").rstrip("/") + f"/api/v1/games/{game_id}/ws"
+
+
+class GameSocket:
+    """One websocket on one game; keeps the latest version, room facts and view."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.v: int | None = None
+        self.you: int | None = None
+        self.room: dict[str, Any] | None = None
+        self.view: View | None = None
+        self.spectators: int | None = None
+        self.frames: list[dict[str, Any]] = []
+        """Every frame received, in order (tests inspect them)."""
+        self.keep_frames = True
+
+    @classmethod
+    async def connect(cls, base_url: str, game_id: str, token: str | None = None, **kwargs: Any) -> "GameSocket":
+        headers = {"Authorization": f"Bearer {token}"} if token else None
+        ws = await connect(ws_url(base_url, game_id), additional_headers=headers, max_size=2**22,
+                           open_timeout=10, **kwargs)
+        return cls(ws)
+
+    async def __aenter__(self) -> "GameSocket":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+    # ------------------------------------------------------------------ receiving
+
+    async def next(self, timeout_s: float = 10.0) -> dict[str, Any]:
+        """The next frame (decoded and applied); raises ``TimeoutError`` or ``ConnectionClosed``."""
+        raw = await asyncio.wait_for(self.ws.recv(), timeout_s)
+        frame = msgpack.unpackb(raw, raw=False, strict_map_key=False)
+        if self.keep_frames:
+            self.frames.append(frame)
+        self.apply(frame)
+        return frame
+
+    def apply(self, frame: dict[str, Any]) -> None:
+        t = frame.get("t")
+        if t == "snapshot":
+            self.v, self.you, self.room = frame["v"], frame["you"], frame["room"]
+            self.view = View.from_data(frame["view"])
+        elif t == "update":
+            if self.v is not None and frame["v"] != self.v + 1:
+                raise AssertionError(f"update v{frame['v']} after v{self.v}")
+            assert self.view is not None
+            self.view = patch_data(self.view, frame["diff"])
+            self.v, self.room = frame["v"], frame["room"]
+        elif t == "presence":
+            self.spectators = frame["spectators"]
+
+    async def until(self, pred: Callable[[dict[str, Any]], bool], timeout_s: float = 10.0,
+                    max_frames: int = 10_000) -> dict[str, Any]:
+        """Read frames until ``pred(frame)``; bounded by time and count."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        for _ in range(max_frames):
+            frame = await self.next(max(0.001, deadline - loop.time()))
+            if pred(frame):
+                return frame
+        raise TimeoutError("too many frames")
+
+    async def until_version(self, v: int, timeout_s: float = 10.0) -> None:
+        if self.v is not None and self.v >= v:
+            return
+        await self.until(lambda f: f.get("t") in ("snapshot", "update") and f["v"] >= v, timeout_s)
+
+    # ------------------------------------------------------------------ sending
+
+    async def send(self, obj: Any) -> None:
+        await self.ws.send(msgpack.packb(obj, use_bin_type=True))
+
+    async def move(self, action: str, cell: tuple[int, int], v: int | None = None) -> None:
+        """Send a move made on version ``v`` (default: the last version received)."""
+        await self.send({"t": "move", "v": self.v if v is None else v, "action": action, "cell": list(cell)})
+
+    async def resign(self) -> None:
+        await self.send({"t": "resign", "v": self.v})

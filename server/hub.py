@@ -1,0 +1,339 @@
+"""One pub/sub connection per process, fanning each room's new versions out to local sockets.
+
+For every room with local connections the hub holds a reference-counted subscription to the
+room's channel and the last :class:`Room` it saw. A commit message (published by the Lua
+commit of whichever process took the move) is decoded once, then rendered once per
+(codec, viewer class) present locally and the same frame is queued on every matching
+connection:
+
+- a connection whose last version is ``v - 1`` gets ``codec.update(old, new, viewer, events)``;
+- one further behind (a gap) gets ``codec.snapshot(new, viewer)``;
+- one already at ``v`` or beyond gets nothing (it got a fresher snapshot meanwhile).
+
+A connection whose bounded queue is full is closed with 1013 (it resyncs on reconnect). When
+the pub/sub connection drops, messages are lost: after reconnecting, the hub resubscribes and
+sends every local connection a fresh snapshot.
+
+Lifecycle of a connection (done by the edges)::
+
+    room = await hub.attach(room_id, conn)   # subscribes, then sends conn its snapshot
+    ...
+    await hub.detach(room_id, conn)          # always, in a finally
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+from engine import SPECTATOR, Event
+
+from .fanout import Codec, Connection, Frame
+from .pubsub import PubSubConnection
+from .room import Room, events_from_data
+from .rooms import Rooms
+from .store import Store, channel, room_of_channel, unpack
+
+log = logging.getLogger("mineduel.hub")
+
+SLOW = 1013
+RESTART = 1012
+SERVER_ERROR = 1011
+
+
+class _Entry:
+    __slots__ = ("conns", "room", "ready", "pending", "spectators", "watchers")
+
+    def __init__(self) -> None:
+        self.conns: set[Connection] = set()
+        self.room: Room | None = None
+        self.ready = asyncio.Event()
+        self.pending = 0  # SUBSCRIBE commands sent but not yet confirmed
+        self.spectators = 0  # local spectator connections
+        self.watchers = 0  # spectators over all processes (last presence message)
+
+
+class Hub:
+    def __init__(
+        self,
+        store: Store,
+        rooms: Rooms,
+        codecs: dict[str, Codec],
+        *,
+        process_id: str | None = None,
+        presence_ttl_s: int = 30,
+    ) -> None:
+        self.store = store
+        self.rooms = rooms
+        self.codecs = codecs
+        self.process_id = process_id or uuid.uuid4().hex
+        self.presence_ttl_s = presence_ttl_s
+        self.entries: dict[str, _Entry] = {}
+        self._recent: OrderedDict[tuple[str, int], tuple[Room, list[Event]]] = OrderedDict()
+        self._ps = PubSubConnection(store.url)
+        self._task: asyncio.Task[None] | None = None
+        self._refresh_task: asyncio.Task[None] | None = None
+        self._connected = asyncio.Event()
+        self._stopping = False
+        self.reconnects = 0
+        self.stats = {"messages": 0, "frames": 0, "renders": 0, "slow_closed": 0}
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        await self._ps.connect()
+        self._connected.set()
+        self._task = asyncio.create_task(self._run(), name="hub-reader")
+        self._refresh_task = asyncio.create_task(self._refresh_presence(), name="hub-presence")
+
+    async def stop(self) -> None:
+        """Close every local connection with 1012 (restart) and the pub/sub connection."""
+        self._stopping = True
+        for entry in self.entries.values():
+            for conn in list(entry.conns):
+                conn.close(RESTART, "server restart")
+        for task in (self._task, self._refresh_task):
+            if task is not None:
+                task.cancel()
+                try:
+                    await task
+                except (asyncio.CancelledError, Exception):
+                    pass
+        self._ps.close()
+
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set()
+
+    # ------------------------------------------------------------------ connections
+
+    async def attach(self, room_id: str, conn: Connection, timeout_s: float = 10.0) -> Room:
+        """Register ``conn``, make sure the room's channel is subscribed, send the snapshot.
+
+        Raises ``UnknownRoom`` (nothing registered) or ``TimeoutError`` if pub/sub is down.
+        """
+        entry = self.entries.get(room_id)
+        if entry is None:
+            entry = self.entries[room_id] = _Entry()
+            self._subscribe(room_id, entry)
+        entry.conns.add(conn)
+        try:
+            await asyncio.wait_for(entry.ready.wait(), timeout_s)
+            room = await self.rooms.load(room_id)
+            if conn.viewer == SPECTATOR:
+                entry.spectators += 1
+                entry.watchers = await self.store.set_watchers(
+                    room_id, self.process_id, entry.spectators, self.presence_ttl_s, publish=True
+                )
+            elif entry.room is None:
+                entry.watchers = await self.store.set_watchers(room_id, self.process_id, entry.spectators,
+                                                               self.presence_ttl_s, publish=False)
+        except BaseException:
+            await self.detach(room_id, conn)
+            raise
+        if entry.room is None or entry.room.version < room.version:
+            entry.room = room
+        self.send_snapshot(conn, entry.room)
+        codec = self.codecs[conn.codec]
+        frame = codec.presence(entry.room, entry.watchers)
+        if frame is not None:
+            conn.send(frame)
+        return entry.room
+
+    async def detach(self, room_id: str, conn: Connection) -> None:
+        entry = self.entries.get(room_id)
+        if entry is None or conn not in entry.conns:
+            return
+        entry.conns.discard(conn)
+        if conn.viewer == SPECTATOR and conn.version is not None:
+            entry.spectators = max(0, entry.spectators - 1)
+            try:
+                await self.store.set_watchers(room_id, self.process_id, entry.spectators,
+                                              self.presence_ttl_s, publish=True)
+            except Exception:  # Redis down: the field expires by itself
+                log.debug("presence update failed for %s", room_id, exc_info=True)
+        if not entry.conns and self.entries.get(room_id) is entry:
+            del self.entries[room_id]
+            try:
+                self._ps.unsubscribe(channel(room_id))
+            except ConnectionError:
+                pass
+
+    def send_snapshot(self, conn: Connection, room: Room) -> None:
+        """Queue a full snapshot of ``room`` for ``conn`` unless it already has a newer one."""
+        if conn.version is not None and conn.version > room.version:
+            return
+        self._deliver(conn, self.codecs[conn.codec].snapshot(room, conn.viewer), room.version)
+
+    def note_commit(self, room: Room, events: list[Any]) -> None:
+        """Called by the room service for each local commit: saves decoding it again."""
+        if room.id in self.entries:
+            self._recent[(room.id, room.version)] = (room, events)
+            while len(self._recent) > 256:
+                self._recent.popitem(last=False)
+
+    # ------------------------------------------------------------------ internals
+
+    def _subscribe(self, room_id: str, entry: _Entry) -> None:
+        entry.pending += 1
+        try:
+            self._ps.subscribe(channel(room_id))
+        except ConnectionError:
+            entry.pending -= 1  # resubscribed after the reconnect
+
+    def _deliver(self, conn: Connection, frame: Frame, version: int) -> None:
+        if conn.send(frame):
+            conn.version = version
+            self.stats["frames"] += 1
+        else:
+            self.stats["slow_closed"] += 1
+            conn.close(SLOW, "too slow: reconnect to resync")
+
+    async def _run(self) -> None:
+        backoff = 0.05
+        while not self._stopping:
+            try:
+                while True:
+                    kind, chan, payload = await self._ps.read()
+                    self._dispatch(kind, chan, payload)
+                    backoff = 0.05
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if self._stopping:
+                    return
+                log.warning("pub/sub connection lost (%s); reconnecting", exc)
+            self._connected.clear()
+            self._ps.close()
+            for entry in self.entries.values():
+                entry.ready.clear()
+                entry.pending = 0
+            while not self._stopping:
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 2.0)
+                try:
+                    await self._ps.connect()
+                    break
+                except (OSError, asyncio.TimeoutError) as exc:
+                    log.info("pub/sub reconnect failed: %s", exc)
+            self.reconnects += 1
+            self._connected.set()
+            for room_id, entry in self.entries.items():
+                self._subscribe(room_id, entry)
+            asyncio.create_task(self._resync_all())
+
+    async def _resync_all(self) -> None:
+        """After a reconnect: wait for the subscriptions, then a fresh snapshot for everyone."""
+        for room_id, entry in list(self.entries.items()):
+            try:
+                await asyncio.wait_for(entry.ready.wait(), 10)
+                room = await self.rooms.load(room_id)
+            except Exception:
+                log.warning("resync of %s failed; closing its connections", room_id, exc_info=True)
+                for conn in list(entry.conns):
+                    conn.close(SERVER_ERROR, "resync failed")
+                continue
+            entry.room = room
+            for conn in list(entry.conns):
+                if conn.version is not None:
+                    conn.version = None
+                    self.send_snapshot(conn, room)
+
+    def _dispatch(self, kind: str, chan: str, payload: object) -> None:
+        room_id = room_of_channel(chan)
+        entry = self.entries.get(room_id)
+        if entry is None:
+            return
+        if kind == "subscribe":
+            entry.pending = max(0, entry.pending - 1)
+            if entry.pending == 0:
+                entry.ready.set()
+            return
+        if kind != "message" or not isinstance(payload, bytes):
+            return
+        self.stats["messages"] += 1
+        try:
+            if payload[:1] == b"P":
+                self._on_presence(entry, int(payload[1:]))
+            else:
+                self._on_commit(room_id, entry, payload)
+        except Exception:
+            log.exception("cannot fan out a message for room %s", room_id)
+            for conn in list(entry.conns):
+                conn.close(SERVER_ERROR, "server error")
+
+    def _on_presence(self, entry: _Entry, watchers: int) -> None:
+        entry.watchers = watchers
+        if entry.room is None:
+            return
+        frames: dict[str, Frame | None] = {}
+        for conn in list(entry.conns):
+            if conn.version is None:
+                continue
+            if conn.codec not in frames:
+                frames[conn.codec] = self.codecs[conn.codec].presence(entry.room, watchers)
+            frame = frames[conn.codec]
+            if frame is not None and not conn.send(frame):
+                conn.close(SLOW, "too slow: reconnect to resync")
+
+    def _on_commit(self, room_id: str, entry: _Entry, payload: bytes) -> None:
+        _tag, version, data, events_data = unpack(payload)
+        old = entry.room
+        if old is not None and old.version >= version:
+            return
+        local = self._recent.pop((room_id, version), None)
+        if local is not None:
+            new, events = local
+        else:
+            new, events = Room.from_data(unpack(data)), events_from_data(events_data)
+        entry.room = new
+        if old is not None and old.players != new.players:
+            self._reseat(entry, new)
+        self._fan_out(entry, old, new, events)
+
+    def _reseat(self, entry: _Entry, room: Room) -> None:
+        """A player who was watching took a seat (or the reverse): switch its viewer class."""
+        for conn in entry.conns:
+            if conn.player_id is None:
+                continue
+            seat = room.seat_of(conn.player_id)
+            viewer = SPECTATOR if seat is None else seat
+            if viewer != conn.viewer:
+                if conn.viewer == SPECTATOR:
+                    entry.spectators = max(0, entry.spectators - 1)
+                conn.viewer = viewer
+                conn.version = -1  # forces a snapshot for the new class
+
+    def _fan_out(self, entry: _Entry, old: Room | None, new: Room, events: Sequence[Event]) -> None:
+        v = new.version
+        frames: dict[tuple[str, int, bool], Frame] = {}
+        for conn in list(entry.conns):
+            have = conn.version
+            if have is None or have >= v:
+                continue
+            is_update = have == v - 1 and old is not None and old.version == v - 1
+            key = (conn.codec, conn.viewer, is_update)
+            frame = frames.get(key)
+            if frame is None:
+                codec = self.codecs[conn.codec]
+                frame = codec.update(old, new, conn.viewer, events) if is_update and old else codec.snapshot(new, conn.viewer)
+                frames[key] = frame
+                self.stats["renders"] += 1
+            self._deliver(conn, frame, v)
+
+    async def _refresh_presence(self) -> None:
+        """Keep this process's spectator fields alive (they expire if the process dies)."""
+        period = max(1.0, self.presence_ttl_s / 3)
+        while True:
+            await asyncio.sleep(period)
+            for room_id, entry in list(self.entries.items()):
+                if entry.spectators > 0:
+                    try:
+                        await self.store.set_watchers(room_id, self.process_id, entry.spectators,
+                                                      self.presence_ttl_s, publish=False)
+                    except Exception:
+                        log.debug("presence refresh failed", exc_info=True)

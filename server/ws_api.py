@@ -1,0 +1,116 @@
+"""The programmatic websocket ``/api/v1/games/{id}/ws``: msgpack frames both ways.
+
+Protocol: docs/PROTOCOL.md. The token comes from ``Authorization: Bearer`` or ``?token=``;
+without one the socket is a spectator's. The first frame is a snapshot; the hub sends every
+later change. Client frames are parsed once by :mod:`server.wire`; a bad frame gets an error
+frame (the socket stays open), an oversized frame or a flood closes it with 1008.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+from starlette.routing import WebSocketRoute
+from starlette.websockets import WebSocket
+
+from engine import SPECTATOR, Explore, IllegalMove, Mark
+
+from . import wire
+from .auth import bearer_token
+from .fanout import Outbox
+from .ratelimit import Bucket
+from .rooms import RoomError, StaleVersion, TimedOut, UnknownRoom
+
+log = logging.getLogger("mineduel.ws")
+
+POLICY = 1008
+SERVER_ERROR = 1011
+
+
+async def game_socket(websocket: WebSocket) -> None:
+    state = websocket.app.state
+    settings, rooms, hub = state.settings, state.rooms, state.hub
+    codec = state.codecs["msgpack"]
+    room_id = websocket.path_params["id"]
+    token = bearer_token(websocket.headers, websocket.query_params)
+    player = state.auth.resolve(token) if token else None
+    await websocket.accept()
+    if token and player is None:
+        await websocket.send_bytes(codec.error("bad_token", "the token is not valid"))
+        await websocket.close(POLICY, "bad token")
+        return
+    try:
+        room = await rooms.load(room_id)
+    except UnknownRoom as exc:
+        await websocket.send_bytes(codec.error(exc.code, exc.message))
+        await websocket.close(POLICY, "unknown game")
+        return
+    seat = room.seat_of(player.id) if player else None
+
+    async def close(code: int, reason: str) -> None:
+        await websocket.close(code, reason)
+
+    box = Outbox(SPECTATOR if seat is None else seat, "msgpack", player.id if player else None,
+                 websocket.send_bytes, close, maxsize=settings.send_queue)
+    writer = asyncio.create_task(box.run())
+    try:
+        await hub.attach(room_id, box)
+        bucket = Bucket(settings.rate_burst, settings.rate_burst / settings.rate_per_s)
+        while not box.closed:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            frame = message.get("bytes")
+            if frame is None:
+                frame = message.get("text") or ""
+            if len(frame) > settings.max_frame_bytes:
+                box.close(POLICY, "frame too large")
+                break
+            if not bucket.allow(time.monotonic()):
+                box.close(POLICY, "rate limit exceeded")
+                break
+            parsed = wire.parse_msgpack(frame)
+            if isinstance(parsed, wire.BadMessage):
+                box.send(codec.error(parsed.code, parsed.message))
+                continue
+            await _handle(parsed, box, room_id, rooms, hub, codec)
+    except Exception:
+        if not box.closed:
+            log.exception("websocket handler failed (room %s)", room_id)
+            box.close(SERVER_ERROR, "server error")
+    finally:
+        await hub.detach(room_id, box)
+        if not box.closed:
+            box.close(1000, "")
+        try:
+            await asyncio.wait_for(writer, 5)
+        except (asyncio.TimeoutError, Exception):
+            writer.cancel()
+
+
+async def _handle(msg: wire.ClientMessage, box: Outbox, room_id: str, rooms, hub, codec) -> None:
+    seat = box.viewer
+    if seat == SPECTATOR:
+        box.send(codec.error("spectator", "spectators cannot move; join the game to play"))
+        return
+    try:
+        if isinstance(msg, wire.ResignMessage):
+            await rooms.resign(room_id, seat)
+        else:
+            move = Explore(msg.cell) if msg.action == "explore" else Mark(msg.cell)
+            await rooms.play(room_id, seat, move, msg.v)
+    except StaleVersion as exc:
+        box.send(codec.error(exc.code, exc.message))
+        if exc.room is not None:
+            hub.send_snapshot(box, exc.room)
+    except TimedOut as exc:
+        box.send(codec.error(exc.code, exc.message))
+    except RoomError as exc:
+        box.send(codec.error(exc.code, exc.message))
+    except IllegalMove as exc:
+        box.send(codec.error(exc.code.value, exc.message))
+
+
+routes = [WebSocketRoute("/api/v1/games/{id}/ws", game_socket)]

@@ -1,0 +1,131 @@
+"""Shared fixtures: a real embedded Valkey, live server processes, small clients.
+
+- ``redis_url`` (session): one embedded valkey-server (the same launcher as production) for
+  the whole run; tests keep apart by using fresh room ids.
+- ``start_server(**env)`` (function): launches ``python -m server`` on a free loopback port
+  against that Redis and waits for ``/healthz``; every process is killed at teardown.
+  ``LiveServer`` has ``url``, ``port``, ``proc``, ``log_path``, ``kill()`` (SIGKILL), ``stop()``.
+- ``live_server`` (session): one shared server with the test hooks on.
+- ``api`` (function): a :class:`server.client.Api` on ``live_server``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from server.embedded_redis import EmbeddedRedis, free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedRedis]:
+    server = EmbeddedRedis(tmp_path_factory.mktemp("valkey")).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_url(redis_server: EmbeddedRedis) -> str:
+    return redis_server.url
+
+
+@dataclass
+class LiveServer:
+    url: str
+    port: int
+    proc: subprocess.Popen[bytes]
+    log_path: Path
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown code runs, as in a crash."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+def launch_server(redis_url: str | None, log_dir: Path, **env: str) -> LiveServer:
+    """Start ``python -m server`` on a free port and wait (bounded) until /healthz answers 200."""
+    port = free_port()
+    full_env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "SECRET_KEY": "test-secret",
+        "MINEDUEL_TEST_HOOKS": "1",
+        "MINEDUEL_DATA": str(log_dir / "data"),
+        "LOG_LEVEL": "warning",
+    }
+    if redis_url is not None:
+        full_env["REDIS_URL"] = redis_url
+    full_env.update(env)
+    log_path = log_dir / f"server-{port}.log"
+    with open(log_path, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "server"], cwd=ROOT, env=full_env,
+                                stdout=out, stderr=subprocess.STDOUT)
+    server = LiveServer(f"http://127.0.0.1:{port}", port, proc, log_path)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}:\n{server.log()}")
+        try:
+            if httpx.get(server.url + "/healthz", timeout=1).status_code == 200:
+                return server
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.05)
+    server.kill()
+    raise RuntimeError(f"server did not become healthy:\n{server.log()}")
+
+
+@pytest.fixture
+def start_server(redis_url: str, tmp_path: Path) -> Iterator[Callable[..., LiveServer]]:
+    started: list[LiveServer] = []
+
+    def start(**env: str) -> LiveServer:
+        server = launch_server(env.pop("REDIS_URL", redis_url), tmp_path, **env)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.kill()
+
+
+@pytest.fixture(scope="session")
+def live_server(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    server = launch_server(redis_url, tmp_path_factory.mktemp("live"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def api(live_server: LiveServer):
+    from server.client import Api
+
+    async with Api(live_server.url) as client:
+        yield client

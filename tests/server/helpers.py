@@ -1,0 +1,54 @@
+"""Helpers for server tests: seeded games mirrored by a local engine Duel ("the referee")."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from engine import SPECTATOR, Duel, Explore, Mark, Move, event_to_data, visible_to
+from server.client import Api, GameSocket, Guest
+
+
+def referee(seed: int, ruleset: str = "brettspielnetz") -> Duel:
+    """The same game the server creates for ``seed`` (seat 0 moves first)."""
+    return Duel.new(random.Random(seed), ruleset, first=0)
+
+
+def pick_move(duel: Duel, rng: random.Random) -> Move:
+    """An omniscient but varied strategy: mostly correct marks and safe explores, some hits
+    and some wrong marks (the one secret), so every rule shows up in a short game."""
+    seat = duel.to_move
+    hidden = [c for c in duel.geo.cells if duel.is_hidden(c)]
+    cell = rng.choice(hidden)
+    if cell in duel.setup.mines:
+        return Explore(cell) if rng.random() < 0.2 else Mark(cell)
+    if rng.random() < 0.1 and cell not in duel.wrong_marks[seat]:
+        return Mark(cell)
+    return Explore(cell)
+
+
+def wire_move(move: Move) -> tuple[str, tuple[int, int]]:
+    return ("explore" if isinstance(move, Explore) else "mark", move.cell)  # type: ignore[union-attr]
+
+
+async def seated_game(api: Api, seed: int | None, **create: Any) -> tuple[str, Guest, Guest]:
+    """A game with Anna on seat 0 and Ben on seat 1; returns (id, anna, ben)."""
+    anna, ben = await api.guest("Anna"), await api.guest("Ben")
+    game = await api.create_game(anna.token, seat=0, seed=seed, **create)
+    joined = await api.join(ben.token, game["id"])
+    assert joined["seat"] == 1
+    return game["id"], anna, ben
+
+
+def assert_frame_matches(frame: dict[str, Any], duel: Duel, viewer: int, events: list[Any]) -> None:
+    """An update frame carries exactly the viewer's events and leads to the engine's view."""
+    expected = [event_to_data(e) for e in events if visible_to(e, viewer)]
+    assert frame["events"] == expected
+
+
+def assert_view(sock: GameSocket, duel: Duel, viewer: int) -> None:
+    assert sock.view is not None
+    assert sock.view == duel.view(viewer), f"viewer {viewer} diverged from the engine"
+    if viewer == SPECTATOR or duel.outcome is None:
+        # nothing secret: no other seat's wrong marks, no layout, no salt before the end
+        assert sock.view.to_data() == duel.view(viewer).to_data()

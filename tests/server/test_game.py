@@ -1,0 +1,124 @@
+"""Two players and a spectator play whole games over websockets; every frame is checked
+against a local engine Duel built from the same seed (the referee)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import SPECTATOR, verify
+from server.client import ApiError, GameSocket
+
+from .helpers import assert_frame_matches, assert_view, pick_move, referee, seated_game, wire_move
+
+MAX_MOVES = 200  # a duel has at most 121 cells
+
+
+async def play_out(socks: dict[int, GameSocket], duel, rng: random.Random) -> None:
+    """Play the referee's moves through the sockets until the end, checking every frame."""
+    for _ in range(MAX_MOVES):
+        if duel.outcome is not None:
+            return
+        seat = duel.to_move
+        move = pick_move(duel, rng)
+        action, cell = wire_move(move)
+        await socks[seat].move(action, cell)
+        events = duel.apply(seat, move)
+        for viewer, sock in socks.items():
+            frame = await sock.until(lambda f: f["t"] == "update")
+            assert frame["v"] == sock.v
+            assert_frame_matches(frame, duel, viewer, events)
+            assert_view(sock, duel, viewer)
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize("seed,ruleset", [(1, "brettspielnetz"), (2, "coan"), (7, "brettspielnetz")])
+async def test_full_game_two_players_and_a_spectator(api, live_server, seed, ruleset):
+    game_id, anna, ben = await seated_game(api, seed, ruleset=ruleset)
+    duel = referee(seed, ruleset)
+    socks = {
+        0: await GameSocket.connect(live_server.url, game_id, anna.token),
+        1: await GameSocket.connect(live_server.url, game_id, ben.token),
+        SPECTATOR: await GameSocket.connect(live_server.url, game_id),
+    }
+    try:
+        for viewer, sock in socks.items():
+            first = await sock.next()
+            assert first["t"] == "snapshot" and first["you"] == viewer and first["v"] == 2
+            assert first["room"]["status"] == "playing"
+            assert_view(sock, duel, viewer)
+        await play_out(socks, duel, random.Random(seed))
+        final = {viewer: sock.view for viewer, sock in socks.items()}
+        assert all(v.outcome == duel.outcome for v in final.values())
+        assert socks[SPECTATOR].room["status"] == "over"
+    finally:
+        for sock in socks.values():
+            await sock.close()
+
+    record = await api.record(game_id)
+    assert verify(record["commitment"], record["width"], record["height"],
+                  [tuple(m) for m in record["mines"]], record["salt"])
+    assert sorted(map(tuple, record["mines"])) == sorted(duel.setup.mines)
+    assert len(record["moves"]) == len(duel.log)
+
+
+async def test_record_is_refused_before_the_end_and_views_hide_secrets(api):
+    game_id, anna, _ben = await seated_game(api, 11)
+    with pytest.raises(ApiError) as err:
+        await api.record(game_id)
+    assert err.value.status == 409 and err.value.code == "not_over"
+    spectator = await api.game(game_id)
+    assert spectator["you"] == SPECTATOR and spectator["view"]["mines"] is None and spectator["view"]["salt"] is None
+    assert spectator["commitment"] == referee(11).commitment
+    mine = await api.game(game_id, anna.token)
+    assert mine["you"] == 0
+
+
+async def test_wrong_mark_stays_secret_until_the_end(api, live_server):
+    seed = 5
+    game_id, anna, ben = await seated_game(api, seed)
+    duel = referee(seed)
+    safe = next(c for c in duel.geo.cells if duel.is_hidden(c) and c not in duel.setup.mines)
+    socks = {0: await GameSocket.connect(live_server.url, game_id, anna.token),
+             1: await GameSocket.connect(live_server.url, game_id, ben.token),
+             SPECTATOR: await GameSocket.connect(live_server.url, game_id)}
+    try:
+        for sock in socks.values():
+            await sock.next()
+        await socks[0].move("mark", safe)
+        frames = {viewer: await sock.until(lambda f: f["t"] == "update") for viewer, sock in socks.items()}
+        r, c = safe
+        assert socks[0].view.rows[r][c] == "x"
+        for viewer in (1, SPECTATOR):
+            assert socks[viewer].view.rows[r][c] == "."
+            assert all((x, y) != safe for x, y, _ch in frames[viewer]["diff"]["cells"])
+            assert frames[viewer]["events"][0]["cell"] is None
+            assert all(e["t"] != "wrong_mark_placed" for e in frames[viewer]["events"])
+        # Ben resigns: now everybody sees the wrong mark and the layout
+        await socks[1].resign()
+        for sock in socks.values():
+            await sock.until(lambda f: f["t"] == "update" and f["room"]["status"] == "over")
+        assert socks[SPECTATOR].view.wrong_marks[0] == (safe,)
+        assert socks[SPECTATOR].view.outcome.winner == 0
+    finally:
+        for sock in socks.values():
+            await sock.close()
+
+
+async def test_rematch_swaps_seats(api, live_server):
+    game_id, anna, ben = await seated_game(api, 3)
+    async with await GameSocket.connect(live_server.url, game_id, anna.token) as a:
+        await a.next()
+        with pytest.raises(ApiError) as err:
+            await api.rematch(anna.token, game_id)
+        assert err.value.code == "not_over"
+        await a.resign()
+        await a.until(lambda f: f["t"] == "update" and f["room"]["status"] == "over")
+        again = await api.rematch(ben.token, game_id)
+        frame = await a.until(lambda f: f["t"] == "update" and f["room"]["rematch"] is not None)
+        assert frame["room"]["rematch"] == again["id"]
+    assert again["seat"] == 0
+    assert (await api.rematch(anna.token, game_id))["id"] == again["id"]  # idempotent
+    fresh = await api.game(again["id"], anna.token)
+    assert fresh["you"] == 1 and fresh["room"]["status"] == "playing"
