@@ -1,0 +1,170 @@
+"""Bad input gets an error frame or a 1008 close; nothing changes; the process keeps serving."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import msgpack
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from engine import SPECTATOR
+from server.client import ApiError, GameSocket
+
+from .helpers import referee, seated_game
+
+
+async def next_error(sock: GameSocket) -> dict:
+    return await sock.until(lambda f: f["t"] == "error", timeout_s=5)
+
+
+async def closed_with(sock: GameSocket) -> int | None:
+    with pytest.raises(ConnectionClosed):
+        for _ in range(100):
+            await sock.next(5)
+    return sock.ws.close_code
+
+
+@pytest.fixture
+async def game(api, live_server):
+    """A seeded game with sockets for Anna (seat 0, to move), Ben and a spectator."""
+    game_id, anna, ben = await seated_game(api, 8)
+    socks = {0: await GameSocket.connect(live_server.url, game_id, anna.token),
+             1: await GameSocket.connect(live_server.url, game_id, ben.token),
+             SPECTATOR: await GameSocket.connect(live_server.url, game_id)}
+    for sock in socks.values():
+        await sock.until(lambda f: f["t"] == "snapshot")
+    yield game_id, socks
+    for sock in socks.values():
+        await sock.close()
+
+
+def a_safe_cell():
+    duel = referee(8)
+    return next(c for c in duel.geo.cells if duel.is_hidden(c) and c not in duel.setup.mines)
+
+
+BAD_FRAMES = [
+    (b"\xc1\xc1\xc1", "malformed"),                      # never-used msgpack byte
+    (b"\x92\x01", "malformed"),                          # truncated array
+    (msgpack.packb([1, 2, 3]), "not_a_map"),
+    (msgpack.packb("move"), "not_a_map"),
+    (msgpack.packb({"t": "dance"}), "unknown_type"),
+    (msgpack.packb({"t": "move", "action": "explore", "cell": [4, 4]}), "bad_field"),          # no v
+    (msgpack.packb({"t": "move", "v": 2, "action": "sweep", "cell": [4, 4]}), "bad_field"),
+    (msgpack.packb({"t": "move", "v": 2, "action": "explore", "cell": [4]}), "bad_field"),
+    (msgpack.packb({"t": "move", "v": 2, "action": "explore", "cell": "a1"}), "bad_field"),
+    (msgpack.packb({"t": "move", "v": 2, "action": "explore", "cell": [2**40, 1]}), "bad_field"),
+    (msgpack.packb({"t": "move", "v": True, "action": "explore", "cell": [4, 4]}), "bad_field"),
+    (msgpack.packb({"t": "move", "v": 2, "action": "explore", "cell": [11, 0]}), "out_of_range"),
+    (msgpack.packb({"t": "move", "v": 2, "action": "mark", "cell": [-1, 3]}), "out_of_range"),
+    (msgpack.packb({"t": "move", "v": 2, "action": "explore", "cell": [5, 5]}), "cell_not_hidden"),
+]
+
+
+async def test_bad_frames_get_error_frames_and_change_nothing(api, game):
+    game_id, socks = game
+    before = await api.game(game_id)
+    anna = socks[0]
+    for frame, code in BAD_FRAMES:
+        await anna.ws.send(frame)
+        err = await next_error(anna)
+        assert err["code"] == code, (frame, err)
+        assert err["message"]
+    await anna.ws.send("a text frame")
+    assert (await next_error(anna))["code"] == "malformed"
+    assert (await api.game(game_id))["v"] == before["v"]
+    # ... and the same socket still plays
+    await anna.move("explore", a_safe_cell())
+    await anna.until_version(before["v"] + 1)
+
+
+async def test_wrong_turn_stale_and_spectator_moves_are_refused(api, game):
+    game_id, socks = game
+    v = socks[0].v
+    cell = a_safe_cell()
+    await socks[1].move("explore", cell)
+    assert (await next_error(socks[1]))["code"] == "not_your_turn"
+    await socks[SPECTATOR].move("explore", cell)
+    assert (await next_error(socks[SPECTATOR]))["code"] == "spectator"
+    await socks[SPECTATOR].resign()
+    assert (await next_error(socks[SPECTATOR]))["code"] == "spectator"
+    await socks[0].move("explore", cell, v=v - 1)
+    assert (await next_error(socks[0]))["code"] == "stale"
+    snap = await socks[0].until(lambda f: f["t"] == "snapshot")
+    assert snap["v"] == v
+    assert (await api.game(game_id))["v"] == v
+
+
+async def test_oversized_frame_closes_with_1008_and_server_keeps_serving(api, game, live_server):
+    _game_id, socks = game
+    await socks[0].ws.send(b"\x00" * 10_000)
+    assert await closed_with(socks[0]) == 1008
+    assert httpx.get(live_server.url + "/healthz").status_code == 200
+    await socks[1].move("explore", a_safe_cell())  # Ben's socket still answers
+    assert (await next_error(socks[1]))["code"] == "not_your_turn"
+
+
+async def test_flood_closes_with_1008(game):
+    _game_id, socks = game
+    sock = socks[SPECTATOR]
+    frame = msgpack.packb({"t": "dance"})
+    with pytest.raises(ConnectionClosed):
+        for _ in range(200):
+            await sock.ws.send(frame)
+            await asyncio.sleep(0)
+        for _ in range(400):
+            await sock.next(5)
+    assert sock.ws.close_code == 1008
+
+
+async def test_bad_token_and_unknown_game(live_server, game):
+    game_id, _ = game
+    bad = await GameSocket.connect(live_server.url, game_id, "forged.token")
+    assert (await next_error(bad))["code"] == "bad_token"
+    assert await closed_with(bad) == 1008
+    lost = await GameSocket.connect(live_server.url, "no-such-game")
+    assert (await next_error(lost))["code"] == "unknown_room"
+    assert await closed_with(lost) == 1008
+
+
+async def test_http_errors(api, live_server):
+    anna = await api.guest("Anna")
+    with pytest.raises(ApiError) as e:
+        await api.create_game("", seat=0)
+    assert e.value.status == 401
+    for body, code in [({"ruleset": "chess"}, "bad_request"), ({"seat": 2}, "bad_field"),
+                       ({"clock": {"initial": -1}}, "bad_field"), ({"clock": "fast"}, "bad_field"),
+                       ({"seed": "x"}, "bad_field")]:
+        with pytest.raises(ApiError) as e:
+            await api.request("POST", "/api/v1/games", anna.token, body)
+        assert e.value.status == 400 and e.value.code == code, body
+    r = httpx.post(live_server.url + "/api/v1/games", content=b"{not json",
+                   headers={"Authorization": f"Bearer {anna.token}"})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "malformed"
+    with pytest.raises(ApiError) as e:
+        await api.game("nope")
+    assert e.value.status == 404
+    game_id, _a, _b = await seated_game(api, 1)
+    with pytest.raises(ApiError) as e:
+        await api.join(anna.token, game_id)
+    assert e.value.status == 409 and e.value.code == "room_full"
+
+
+async def test_seed_is_refused_when_test_hooks_are_off(start_server):
+    from server.client import Api
+
+    server = start_server(MINEDUEL_TEST_HOOKS="0")
+    async with Api(server.url) as api:
+        anna = await api.guest("Anna")
+        with pytest.raises(ApiError) as e:
+            await api.create_game(anna.token, seed=1)
+        assert e.value.status == 403 and e.value.code == "test_hooks_off"
+        game = await api.create_game(anna.token)  # without a seed all is well
+        assert game["room"]["status"] == "waiting"
+
+
+def test_healthz(live_server):
+    r = httpx.get(live_server.url + "/healthz")
+    assert r.status_code == 200 and r.json()["redis"] is True

@@ -1,0 +1,75 @@
+"""Clock timeouts through the sweeper, spectator presence, and the hub's resync after a
+pub/sub reconnect."""
+
+from __future__ import annotations
+
+import redis
+
+from engine import SPECTATOR
+from server.client import GameSocket
+
+from .helpers import seated_game
+
+
+async def test_clock_runs_out_and_the_sweeper_ends_the_game(api, live_server):
+    game_id, anna, _ben = await seated_game(api, 4, clock={"initial": 0.3, "increment": 0})
+    async with await GameSocket.connect(live_server.url, game_id) as spectator:
+        snap = await spectator.until(lambda f: f["t"] == "snapshot")
+        clock = snap["room"]["clock"]
+        assert clock["running"] == 0 and clock["initial_ms"] == 300
+        over = await spectator.until(lambda f: f["t"] == "update" and f["room"]["status"] == "over", timeout_s=10)
+        assert over["room"]["clock"]["running"] is None
+        assert spectator.view.outcome.termination == "timeout" and spectator.view.outcome.winner == 1
+    record = await api.record(game_id)
+    assert record["moves"] == [[0, "timeout"]]
+
+
+async def test_clock_press_adds_increment(api, live_server):
+    game_id, anna, _ben = await seated_game(api, 4, clock={"initial": 60, "increment": 5})
+    async with await GameSocket.connect(live_server.url, game_id, anna.token) as a:
+        await a.until(lambda f: f["t"] == "snapshot")
+        await a.move("explore", (4, 4))
+        frame = await a.until(lambda f: f["t"] == "update")
+        clock = frame["room"]["clock"]
+        assert clock["running"] == 1
+        assert 60_000 < clock["remaining_ms"][0] <= 65_000  # elapsed is < 5 s on any machine that passes
+
+
+async def test_spectator_count_is_pushed(api, live_server):
+    game_id, anna, _ben = await seated_game(api, 6)
+    async with await GameSocket.connect(live_server.url, game_id, anna.token) as a:
+        await a.until(lambda f: f["t"] == "snapshot")
+        await a.until(lambda f: f["t"] == "presence")
+        assert a.spectators == 0
+        s1 = await GameSocket.connect(live_server.url, game_id)
+        await a.until(lambda f: f["t"] == "presence" and f["spectators"] == 1)
+        s2 = await GameSocket.connect(live_server.url, game_id)
+        await a.until(lambda f: f["t"] == "presence" and f["spectators"] == 2)
+        await s1.close()
+        await a.until(lambda f: f["t"] == "presence" and f["spectators"] == 1)
+        await s2.close()
+        await a.until(lambda f: f["t"] == "presence" and f["spectators"] == 0)
+
+
+async def test_pubsub_reconnect_resyncs_every_local_connection(api, live_server, redis_url):
+    game_id, anna, ben = await seated_game(api, 9)
+    socks = [await GameSocket.connect(live_server.url, game_id, anna.token),
+             await GameSocket.connect(live_server.url, game_id)]
+    try:
+        for s in socks:
+            await s.until(lambda f: f["t"] == "snapshot")
+        r = redis.Redis.from_url(redis_url)
+        try:
+            killed = r.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
+        finally:
+            r.close()
+        assert killed >= 1
+        for s in socks:  # a fresh snapshot arrives without anything else happening
+            await s.until(lambda f: f["t"] == "snapshot", timeout_s=15)
+        await socks[0].move("explore", (4, 4))  # and updates flow again
+        for s in socks:
+            await s.until(lambda f: f["t"] == "update")
+        assert socks[1].view.rows[4][4] != "."
+    finally:
+        for s in socks:
+            await s.close()
