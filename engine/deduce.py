@@ -110,25 +110,30 @@ def analyze(
 # ---------------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=16)
-def _geometry(width: int, height: int) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
-    """Neighbour index lists and neighbour bitmasks for every cell index ``r * width + c``."""
-    lists = []
-    masks = []
-    for r in range(height):
-        for c in range(width):
-            lst = tuple(
+class _Geometry:
+    """Per board size: cell <-> index ``r * width + c``, neighbour lists and bitmasks."""
+
+    __slots__ = ("index", "cells", "nlists", "nmasks", "full")
+
+    def __init__(self, width: int, height: int) -> None:
+        self.cells = tuple((r, c) for r in range(height) for c in range(width))
+        self.index = {cell: i for i, cell in enumerate(self.cells)}
+        self.nlists = tuple(
+            tuple(
                 rr * width + cc
                 for rr in (r - 1, r, r + 1)
                 for cc in (c - 1, c, c + 1)
                 if (rr != r or cc != c) and 0 <= rr < height and 0 <= cc < width
             )
-            lists.append(lst)
-            m = 0
-            for i in lst:
-                m |= 1 << i
-            masks.append(m)
-    return tuple(lists), tuple(masks)
+            for r, c in self.cells
+        )
+        self.nmasks = tuple(sum(1 << i for i in lst) for lst in self.nlists)
+        self.full = (1 << (width * height)) - 1
+
+
+@lru_cache(maxsize=16)
+def _geometry(width: int, height: int) -> _Geometry:
+    return _Geometry(width, height)
 
 
 def _bits(mask: int) -> list[int]:
@@ -146,57 +151,48 @@ def _bits(mask: int) -> list[int]:
 # ---------------------------------------------------------------------------------------------
 
 
-def _index(cell: object, width: int, height: int) -> int:
-    try:
-        r, c = cell  # type: ignore[misc]
-    except (TypeError, ValueError):
-        raise ValueError(f"not a cell: {cell!r}") from None
-    if not (isinstance(r, int) and isinstance(c, int)) or isinstance(r, bool) or isinstance(c, bool):
-        raise ValueError(f"not a cell: {cell!r}")
-    if not (0 <= r < height and 0 <= c < width):
-        raise ValueError(f"cell {cell!r} is off the {width}x{height} board")
-    return r * width + c
-
-
-# ---------------------------------------------------------------------------------------------
-# The solver
-# ---------------------------------------------------------------------------------------------
-
-
-def _solve(width, height, total_mines, numbers, visible_mines, full):
-    if not (isinstance(width, int) and isinstance(height, int) and width > 0 and height > 0):
-        raise ValueError(f"bad board size {width!r}x{height!r}")
-    if not isinstance(total_mines, int) or total_mines < 0:
-        raise ValueError(f"bad mine count {total_mines!r}")
-    ncells = width * height
-    nlists, nmasks = _geometry(width, height)
-
+def _parse(geo, total_mines, numbers, visible_mines):
+    """Check the input; return (number at index, visible-mine mask, mines left to place)."""
+    index = geo.index
     num_at: dict[int, int] = {}
-    number_mask = 0
     for cell, value in numbers.items():
-        i = _index(cell, width, height)
-        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 8:
+        i = index.get(cell) if cell.__class__ is tuple else None
+        if i is None:
+            raise ValueError(f"number at {cell!r}: not a cell of the board")
+        if value.__class__ is not int or not 0 <= value <= 8:
             raise ValueError(f"bad number {value!r} at {cell!r}")
         num_at[i] = value
-        number_mask |= 1 << i
     vis_mask = 0
     for cell in visible_mines:
-        i = _index(cell, width, height)
-        if number_mask >> i & 1:
+        i = index.get(cell) if cell.__class__ is tuple else None
+        if i is None:
+            raise ValueError(f"visible mine at {cell!r}: not a cell of the board")
+        if i in num_at:
             raise ValueError(f"cell {cell!r} is both a number and a visible mine")
         vis_mask |= 1 << i
+    if total_mines.__class__ is not int or total_mines < 0:
+        raise ValueError(f"bad mine count {total_mines!r}")
     remaining = total_mines - vis_mask.bit_count()
-    hidden = ((1 << ncells) - 1) & ~number_mask & ~vis_mask
-    if remaining < 0 or remaining > hidden.bit_count():
+    if remaining < 0 or remaining > len(geo.cells) - len(num_at) - vis_mask.bit_count():
         raise ValueError(f"{total_mines} mines do not fit this position")
+    return num_at, vis_mask, remaining
 
-    # Constraints: (mines still needed, mask of hidden neighbours).
-    cons = []
-    for i, value in num_at.items():
-        need = value - (nmasks[i] & vis_mask).bit_count()
-        cons.append((need, nmasks[i] & hidden))
 
-    # --- cheap, certain rules --------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------
+# Cheap certain rules
+# ---------------------------------------------------------------------------------------------
+
+
+def _simplify(cons):
+    """Settle cells by the single-number rule (a number needing 0 mines, or as many as it has
+    unknown neighbours) and the pairwise subset rule, to a fixed point.
+
+    ``cons`` is a list of (mines needed, mask of unknown neighbours).  Returns the remaining
+    constraints (duplicates merged, none settled), and the masks of cells found safe and
+    found to be mines.  Raises ``ValueError`` on a contradiction.  The rules only ever
+    derive what holds in every consistent layout, so the exact count that follows does not
+    depend on them; they only make it cheaper.
+    """
     safe = 0
     mine = 0
     while True:
@@ -231,31 +227,63 @@ def _solve(width, height, total_mines, numbers, visible_mines, full):
             raise ValueError("no consistent layout")
         if changed:
             continue
-        # pairwise subset rule
-        n = len(cons)
-        for a in range(n):
-            na, ma = cons[a]
-            for b in range(n):
-                if a == b:
-                    continue
-                nb, mb = cons[b]
-                if ma & ~mb or not ma & mb:
-                    continue
-                d = mb & ~ma
-                dn = nb - na
-                dc = d.bit_count()
-                if dn < 0 or dn > dc:
-                    raise ValueError("no consistent layout")
-                if dn == 0:
-                    safe |= d
-                    changed = True
-                elif dn == dc:
-                    mine |= d
-                    changed = True
+        if not _SUBSET_RULE:
+            break
+        # Pairwise subset rule: a's cells within b's leave b - a needing need_b - need_a.
+        touching: dict[int, list[int]] = {}
+        for a, (_, mask) in enumerate(cons):
+            for i in _bits(mask):
+                touching.setdefault(i, []).append(a)
+        done = set()
+        for group in touching.values():
+            for a in group:
+                na, ma = cons[a]
+                for b in group:
+                    if a == b or (a, b) in done:
+                        continue
+                    done.add((a, b))
+                    nb, mb = cons[b]
+                    if ma & ~mb:
+                        continue
+                    d = mb & ~ma
+                    dn = nb - na
+                    dc = d.bit_count()
+                    if dn < 0 or dn > dc:
+                        raise ValueError("no consistent layout")
+                    if dn == 0:
+                        safe |= d
+                        changed = True
+                    elif dn == dc:
+                        mine |= d
+                        changed = True
         if safe & mine:
             raise ValueError("no consistent layout")
         if not changed:
-            break
+            return cons, safe, mine
+    return cons, safe, mine
+
+
+_SUBSET_RULE = True
+
+
+# ---------------------------------------------------------------------------------------------
+# The solver
+# ---------------------------------------------------------------------------------------------
+
+
+def _solve(width, height, total_mines, numbers, visible_mines, full):
+    if width.__class__ is not int or height.__class__ is not int or width <= 0 or height <= 0:
+        raise ValueError(f"bad board size {width!r}x{height!r}")
+    geo = _geometry(width, height)
+    nlists = geo.nlists
+    nmasks = geo.nmasks
+    num_at, vis_mask, remaining = _parse(geo, total_mines, numbers, visible_mines)
+    hidden = geo.full & ~vis_mask
+    for i in num_at:
+        hidden &= ~(1 << i)
+    # Constraints: (mines still needed, mask of hidden neighbours).
+    cons = [(v - (nmasks[i] & vis_mask).bit_count(), nmasks[i] & hidden) for i, v in num_at.items()]
+    cons, safe, mine = _simplify(cons)
 
     remaining -= mine.bit_count()
     unknown = hidden & ~safe & ~mine
@@ -301,35 +329,33 @@ def _solve(width, height, total_mines, numbers, visible_mines, full):
             rest_total -= comp.single
     if rest_total < 0:
         raise ValueError("no consistent layout")
-    # jvec[t]: interior layouts when the variable components hold t mines.
-    jvec = [comb(n_int, rest_total - t) if rest_total - t <= n_int else 0 for t in range(rest_total + 1)]
-    # scan[k][t]: layouts of the interior and of variable components k.. holding the rest when
-    # components before k hold t mines.
-    scan = [jvec]
-    for comp in reversed(variable):
-        nxt = scan[-1]
-        poly = comp.poly
-        scan.append(
-            [
-                sum(w * nxt[t + m] for m, w in enumerate(poly) if w and t + m <= rest_total)
-                for t in range(rest_total + 1)
-            ]
-        )
-    scan.reverse()
-    total_var = scan[0][0]
-    total = total_var * fixed_w
+    # pdeg[k]: the most mines variable components before k can hold.
+    pdeg = [0]
+    for comp in variable:
+        pdeg.append(pdeg[-1] + len(comp.poly) - 1)
+    # scan[k][t]: layouts of variable components k.. and of the interior that hold the rest of
+    # the mines when the components before k hold t.
+    scan = [[]] * len(variable) + [
+        [comb(n_int, rest_total - t) if 0 <= rest_total - t <= n_int else 0 for t in range(pdeg[-1] + 1)]
+    ]
+    for k in range(len(variable) - 1, -1, -1):
+        after = scan[k + 1]
+        terms = [(m, w) for m, w in enumerate(variable[k].poly) if w]
+        scan[k] = [sum(w * after[t + m] for m, w in terms) for t in range(pdeg[k] + 1)]
+    total = scan[0][0] * fixed_w
     if total == 0:
         raise ValueError("no consistent layout")
 
+    # rests[comp][m]: layouts of everything outside comp when comp holds m mines.
     rests: dict[int, list[int]] = {}
-    prefix = [1]
+    prefix = [1]  # product of the polynomials of the variable components so far
     for k, comp in enumerate(variable):
         after = scan[k + 1]
+        terms = [(i, a) for i, a in enumerate(prefix) if a]
         rests[id(comp)] = [
-            fixed_w * sum(a * after[m + i] for i, a in enumerate(prefix) if a and m + i <= rest_total)
-            for m in range(len(comp.poly))
+            fixed_w * sum(a * after[m + i] for i, a in terms) for m in range(len(comp.poly))
         ]
-        prefix = _polymul(prefix, comp.poly, rest_total)
+        prefix = _polymul(prefix, comp.poly)
     for comp in comps:
         if comp.single is not None:
             r = [0] * len(comp.poly)
@@ -394,11 +420,11 @@ def _solve(width, height, total_mines, numbers, visible_mines, full):
                 count += (ks.bit_length() - 1) * w // s
         else:
             if not varying:
-                reveal[(x // width, x % width)] = count
+                reveal[geo.cells[x]] = count
             elif len(varying) > 1:
                 extra = _varying_count(varying, sizes, comps, remaining, n_int, nbox)
                 if extra is not None:
-                    reveal[(x // width, x % width)] = count + extra
+                    reveal[geo.cells[x]] = count + extra
 
     if not full:
         return reveal, None
@@ -406,29 +432,29 @@ def _solve(width, height, total_mines, numbers, visible_mines, full):
     mine_layouts: dict[Cell, int] = {}
     probs: dict[Cell, float] = {}
     for i in _bits(safe):
-        cell = (i // width, i % width)
+        cell = geo.cells[i]
         mine_layouts[cell] = 0
         probs[cell] = 0.0
     for i in _bits(mine):
-        cell = (i // width, i % width)
+        cell = geo.cells[i]
         mine_layouts[cell] = total
         probs[cell] = 1.0
     for b in range(nbox):
         cnt = box_count[b]
         p = cnt / total
         for i in box_cells[b]:
-            cell = (i // width, i % width)
+            cell = geo.cells[i]
             mine_layouts[cell] = cnt
             probs[cell] = p
     if n_int:
         p = int_mine / total
         for i in _bits(interior):
-            cell = (i // width, i % width)
+            cell = geo.cells[i]
             mine_layouts[cell] = int_mine
             probs[cell] = p
 
     def cells(mask):
-        return frozenset((i // width, i % width) for i in _bits(mask))
+        return frozenset(geo.cells[i] for i in _bits(mask))
 
     analysis = Analysis(
         safe=cells(safe_all),
@@ -441,13 +467,11 @@ def _solve(width, height, total_mines, numbers, visible_mines, full):
     return reveal, analysis
 
 
-def _polymul(p: list[int], q: list[int], limit: int) -> list[int]:
-    out = [0] * min(len(p) + len(q) - 1, limit + 1)
+def _polymul(p: list[int], q: list[int]) -> list[int]:
+    out = [0] * (len(p) + len(q) - 1)
     for i, a in enumerate(p):
         if a:
             for j, b in enumerate(q):
-                if i + j > limit:
-                    break
                 if b:
                     out[i + j] += a * b
     return out
