@@ -1,0 +1,309 @@
+"""The browser's websocket ``/g/{id}/ws``: htmx JSON up, HTML fragments down.
+
+Per connection the server keeps the player's *selection* (RULES.md: click once = explore
+selected, twice = mark selected, thrice = none) and renders it to that connection only; the
+room itself reaches the page through the hub, rendered once per viewer class by
+:class:`server.html_render.HtmlCodec`. A move carries the version the page showed; a stale one
+is refused with a polite notice and a fresh snapshot.
+
+Frames down, in order, on one bounded queue (:class:`BrowserConn`, an :class:`~server.fanout.Outbox`):
+
+- the hub's snapshot (first frame of every (re)connect) and updates;
+- this connection's selection fragments and notices;
+- a heartbeat every ``settings.heartbeat_s`` (1 s when unset): a fresh ``#hb`` element whose CSS
+  animation shows "connection lost" only if no heartbeat replaces it for 4.5 s, plus the
+  clocks of a timed game.
+
+Close codes: 1008 for policy (foreign origin, unknown game, flood, oversized frame: htmx does
+not reconnect), 1011 for server errors, 1012 on shutdown, 1013 for slow readers (the hub's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.routing import WebSocketRoute
+from starlette.websockets import WebSocket
+
+from engine import SPECTATOR, Explore, IllegalCode, IllegalMove, Mark
+from engine.encoding import HIDDEN, OWN_WRONG_MARK
+
+from . import wire_html
+from .fanout import Outbox
+from .html_render import SNAPSHOT_MARK, HtmlCodec, player_names, seat_name
+from .pages import web_of
+from .ratelimit import Bucket
+from .room import Room, Status
+from .rooms import NotPlaying, RoomError, StaleVersion, TimedOut, UnknownRoom
+
+log = logging.getLogger("mineduel.ws_browser")
+
+POLICY = 1008
+SERVER_ERROR = 1011
+SLOW = 1013
+DEFAULT_HEARTBEAT_S = 1.0
+
+Cell = tuple[int, int]
+
+
+class BrowserConn(Outbox):
+    """An :class:`Outbox` that also holds this connection's selection.
+
+    A snapshot resets the selection (it redraws every cell without one); an update that
+    redraws the selected cell means the cell is no longer hidden, so the selection is dropped
+    and the panel redrawn.
+    """
+
+    __slots__ = ("selected", "asking_resign", "html")
+
+    def __init__(self, html: HtmlCodec, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.html = html
+        self.selected: tuple[Cell, str] | None = None
+        self.asking_resign = False
+
+    def push(self, frame: str) -> bool:
+        """Queue one of this connection's own frames (selection, notices, heartbeats)."""
+        return super().send(frame)
+
+    def send(self, frame: str | bytes) -> bool:
+        """The hub's frames: queue, then keep the selection consistent with them."""
+        if not super().send(frame):
+            return False
+        if isinstance(frame, str):
+            if frame.startswith(SNAPSHOT_MARK):
+                self.selected, self.asking_resign = None, False
+            elif self.selected is not None:
+                (r, c), _action = self.selected
+                if f'id="cell-{r}-{c}"' in frame:
+                    self.selected = None
+                    super().send(self.html.selection_panel(None, True, self.asking_resign))
+        return True
+
+
+class Session:
+    """One browser connection's handling of its messages (the loop lives in :func:`browser_socket`)."""
+
+    def __init__(self, conn: BrowserConn, room_id: str, state: Any, html: HtmlCodec) -> None:
+        self.conn = conn
+        self.room_id = room_id
+        self.rooms = state.rooms
+        self.hub = state.hub
+        self.html = html
+
+    # ------------------------------------------------------------------ sending
+
+    def notice(self, message: str, kind: str = "info") -> None:
+        self.conn.push(self.html.notice(message, kind))
+
+    def redraw(self, room: Room, cells: list[Cell], focus: Cell | None = None) -> None:
+        conn = self.conn
+        self.conn.push(self.html.selection(room, conn.viewer, cells, conn.selected, focus=focus,
+                                           confirming_resign=conn.asking_resign))
+
+    # ------------------------------------------------------------------ messages
+
+    async def handle(self, msg: wire_html.BrowserMessage) -> None:
+        if self.conn.viewer == SPECTATOR:
+            self.notice("You are watching this game; only its two players can move.")
+            return
+        if isinstance(msg, wire_html.CellClick):
+            if msg.mode == "select":
+                await self.select(msg.cell)
+            else:
+                await self.move(msg.cell, msg.mode, msg.v, quick=True)
+            return
+        name = msg.name
+        if name == "confirm":
+            if self.conn.selected is None:
+                self.notice("Select a cell first: click a hidden cell once to explore it, twice to mark it.")
+                return
+            cell, action = self.conn.selected
+            await self.move(cell, action, msg.v)
+        elif name == "clear":
+            room = await self.rooms.load(self.room_id)
+            old = self.conn.selected
+            self.conn.selected = None
+            self.redraw(room, [old[0]] if old else [])
+        elif name in ("resign", "resign-no"):
+            self.conn.asking_resign = name == "resign"
+            self.redraw(await self.rooms.load(self.room_id), [])
+        elif name == "resign-yes":
+            self.conn.asking_resign = False
+            try:
+                await self.rooms.resign(self.room_id, self.conn.viewer)
+            except (RoomError, IllegalMove) as exc:
+                self.notice(exc.message, "error")
+
+    async def select(self, cell: Cell) -> None:
+        conn = self.conn
+        room = await self.rooms.load(self.room_id)
+        if room.status is not Status.PLAYING:
+            self.notice("The game is not running." if room.status is Status.OVER else
+                        "Waiting for the second player to join.")
+            return
+        if not _hidden(room, conn.viewer, cell):
+            self.notice("That cell is already open.")
+            return
+        old = conn.selected
+        if old is not None and old[0] == cell:
+            conn.selected = (cell, "mark") if old[1] == "explore" else None
+        else:
+            conn.selected = (cell, "explore")
+        conn.asking_resign = False
+        self.redraw(room, [cell] + ([old[0]] if old is not None and old[0] != cell else []), focus=cell)
+
+    async def move(self, cell: Cell, action: str, seen: int | None, quick: bool = False) -> None:
+        conn = self.conn
+        seat = conn.viewer
+        old = conn.selected
+        if seen is None:
+            room = await self.rooms.load(self.room_id)
+            conn.version = None
+            self.hub.send_snapshot(conn, room)
+            self.notice("Your page did not say which board it showed, so the move was not played. "
+                        "Here is the current board.", "error")
+            return
+        move = Explore(cell) if action == "explore" else Mark(cell)
+        try:
+            room = await self.rooms.play(self.room_id, seat, move, seen)
+        except StaleVersion as exc:
+            if exc.room is not None:
+                self.hub.send_snapshot(conn, exc.room)
+            self.notice("The board changed before your move arrived, so it was not played. "
+                        "Here is the current board \u2014 have another look.")
+            return
+        except TimedOut:
+            self.notice("Your time ran out before the move arrived.", "error")
+            return
+        except NotPlaying:
+            self.notice("Waiting for the second player to join.")
+            return
+        except IllegalMove as exc:
+            await self._illegal(exc, cell)
+            return
+        except RoomError as exc:
+            self.notice(exc.message, "error")
+            return
+        conn.selected = None
+        conn.asking_resign = False
+        stale = [old[0]] if old is not None and old[0] != cell else []
+        self.redraw(room, stale)
+        self.notice("")
+
+    async def _illegal(self, exc: IllegalMove, cell: Cell) -> None:
+        room = await self.rooms.load(self.room_id)
+        if exc.code is IllegalCode.NOT_YOUR_TURN:
+            to_move = room.view(self.conn.viewer).to_move
+            who = seat_name(player_names(room), to_move) if to_move is not None else "your opponent"
+            kept = " Your selection is kept." if self.conn.selected is not None else ""
+            self.notice(f"It is {who}\u2019s turn \u2014 wait for their move.{kept}")
+        elif exc.code is IllegalCode.CELL_NOT_HIDDEN:
+            old = self.conn.selected
+            self.conn.selected = None
+            self.redraw(room, [old[0]] if old else [])
+            self.notice("That cell is already open.")
+        elif exc.code is IllegalCode.GAME_OVER:
+            self.notice("The game is over.")
+        else:
+            self.notice(exc.message, "error")
+
+
+def _hidden(room: Room, viewer: int, cell: Cell) -> bool:
+    view = room.view(viewer)
+    r, c = cell
+    return 0 <= r < view.height and 0 <= c < view.width and view.rows[r][c] in (HIDDEN, OWN_WRONG_MARK)
+
+
+def _foreign_origin(websocket: WebSocket) -> bool:
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return False  # not a browser (browsers always send Origin on websockets)
+    return urlsplit(origin).netloc != websocket.headers.get("host", "")
+
+
+async def _heartbeat(conn: BrowserConn, hub: Any, html: HtmlCodec, room_id: str, period: float) -> None:
+    plain = html.heartbeat()
+    while not conn.closed:
+        await asyncio.sleep(period)
+        entry = hub.entries.get(room_id)
+        room = entry.room if entry is not None else None
+        frame = html.heartbeat(room) if room is not None and room.clock is not None else plain
+        if not conn.push(frame):
+            conn.close(SLOW, "too slow: reconnect to resync")
+            return
+
+
+async def browser_socket(websocket: WebSocket) -> None:
+    state = websocket.app.state
+    settings, rooms, hub = state.settings, state.rooms, state.hub
+    room_id = websocket.path_params["id"]
+    if _foreign_origin(websocket):
+        await websocket.close(POLICY)
+        return
+    web = await web_of(websocket)
+    html = web.codec
+    player = web.player_of(websocket)
+    await websocket.accept()
+    try:
+        room = await rooms.load(room_id)
+    except UnknownRoom:
+        await websocket.send_text(html.notice("This game does not exist.", "error"))
+        await websocket.close(POLICY, "unknown game")
+        return
+    seat = room.seat_of(player.id) if player else None
+
+    async def close(code: int, reason: str) -> None:
+        await websocket.close(code, reason)
+
+    conn = BrowserConn(html, SPECTATOR if seat is None else seat, html.name, player.id if player else None,
+                       websocket.send_text, close, maxsize=settings.send_queue)
+    writer = asyncio.create_task(conn.run(), name=f"ws-writer-{room_id}")
+    beat: asyncio.Task[None] | None = None
+    session = Session(conn, room_id, state, html)
+    try:
+        await hub.attach(room_id, conn)
+        period = settings.heartbeat_s if settings.heartbeat_s > 0 else DEFAULT_HEARTBEAT_S
+        beat = asyncio.create_task(_heartbeat(conn, hub, html, room_id, period), name=f"ws-heartbeat-{room_id}")
+        bucket = Bucket(settings.rate_burst, settings.rate_burst / settings.rate_per_s)
+        while not conn.closed:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            frame = message.get("text")
+            if frame is None:
+                frame = message.get("bytes") or b""
+            if len(frame) > settings.max_frame_bytes:
+                conn.close(POLICY, "frame too large")
+                break
+            if not bucket.allow(time.monotonic()):
+                conn.close(POLICY, "rate limit exceeded")
+                break
+            parsed = wire_html.parse(frame)
+            if isinstance(parsed, wire_html.BadFrame):
+                session.notice("The server did not understand that click; please reload the page.", "error")
+                continue
+            await session.handle(parsed)
+    except UnknownRoom:
+        conn.close(POLICY, "unknown game")
+    except Exception:
+        if not conn.closed:
+            log.exception("browser websocket failed (room %s)", room_id)
+            conn.close(SERVER_ERROR, "server error")
+    finally:
+        if beat is not None:
+            beat.cancel()
+        await hub.detach(room_id, conn)
+        if not conn.closed:
+            conn.close(1000, "")
+        try:
+            await asyncio.wait_for(writer, 5)
+        except (asyncio.TimeoutError, Exception):
+            writer.cancel()
+
+
+routes = [WebSocketRoute("/g/{id}/ws", browser_socket)]
