@@ -17,8 +17,21 @@ from .config import Settings
 from .embedded_redis import EmbeddedRedis
 
 
+def _raise_fd_limit() -> None:
+    """Each websocket is a file descriptor: allow as many as the hard limit permits."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft < hard:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     settings = Settings.from_env()
+    _raise_fd_limit()
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     embedded: EmbeddedRedis | None = None
     if settings.redis_url is None:
@@ -38,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
             log_level=settings.log_level,
             ws_max_size=max(65536, settings.max_frame_bytes * 4),
             ws_ping_interval=20.0,
+            ws_per_message_deflate=settings.ws_deflate,
             ws_ping_timeout=20.0,
             timeout_graceful_shutdown=5,
             proxy_headers=True,

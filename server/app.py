@@ -91,7 +91,7 @@ def create_app(
             key = settings.secret_key or await store.shared_secret()
             rooms = Rooms(store, retries=settings.commit_retries)
             hub = Hub(store, rooms, all_codecs)
-            rooms.on_commit = hub.note_commit
+            rooms.on_commit, rooms.cached = hub.note_commit, hub.cached_room
             await hub.start()
             sweep = asyncio.create_task(sweeper.run(rooms, settings.sweep_interval_s), name="clock-sweeper")
             state.settings, state.store, state.auth = settings, store, Auth(key)

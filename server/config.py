@@ -36,6 +36,8 @@ class Settings:
     sweep_interval_s: float = 0.1
     heartbeat_s: float = 0.0
     """Browser edge heartbeat period (0 = off); the msgpack edge relies on websocket pings."""
+    ws_deflate: bool = False
+    """permessage-deflate on websockets: smaller frames, more CPU and latency per frame."""
     log_level: str = "info"
     extra: dict[str, str] = field(default_factory=dict)
 
@@ -62,5 +64,6 @@ class Settings:
             rate_burst=int(e.get("MINEDUEL_RATE_BURST", "40")),
             sweep_interval_s=float(e.get("MINEDUEL_SWEEP_INTERVAL_S", "0.1")),
             heartbeat_s=float(e.get("MINEDUEL_HEARTBEAT_S", "0")),
+            ws_deflate=_bool(e.get("MINEDUEL_WS_DEFLATE"), False),
             log_level=e.get("LOG_LEVEL", "info"),
         )

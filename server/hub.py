@@ -73,7 +73,7 @@ class Hub:
         self.process_id = process_id or uuid.uuid4().hex
         self.presence_ttl_s = presence_ttl_s
         self.entries: dict[str, _Entry] = {}
-        self._recent: OrderedDict[tuple[str, int], tuple[Room, list[Event]]] = OrderedDict()
+        self._recent: OrderedDict[bytes, tuple[Room, list[Event]]] = OrderedDict()
         self._ps = PubSubConnection(store.url)
         self._task: asyncio.Task[None] | None = None
         self._refresh_task: asyncio.Task[None] | None = None
@@ -169,11 +169,21 @@ class Hub:
             return
         self._deliver(conn, self.codecs[conn.codec].snapshot(room, conn.viewer), room.version)
 
-    def note_commit(self, room: Room, events: list[Any]) -> None:
-        """Called by the room service for each local commit: saves decoding it again."""
-        if room.id in self.entries:
-            self._recent[(room.id, room.version)] = (room, events)
-            while len(self._recent) > 256:
+    def cached_room(self, room_id: str) -> Room | None:
+        """The last Room seen for a locally watched room while pub/sub is up, else ``None``."""
+        entry = self.entries.get(room_id)
+        if entry is None or not entry.ready.is_set():
+            return None
+        return entry.room
+
+    def note_commit(self, nonce: bytes, room: Room | None, events: list[Any]) -> None:
+        """The room service is about to commit ``room`` (``None``: that commit lost). When its
+        message comes back, the hub uses this Room instead of decoding the message again."""
+        if room is None:
+            self._recent.pop(nonce, None)
+        elif room.id in self.entries:
+            self._recent[nonce] = (room, events)
+            while len(self._recent) > 1024:
                 self._recent.popitem(last=False)
 
     # ------------------------------------------------------------------ internals
@@ -281,11 +291,12 @@ class Hub:
                 conn.close(SLOW, "too slow: reconnect to resync")
 
     def _on_commit(self, room_id: str, entry: _Entry, payload: bytes) -> None:
-        _tag, version, data, events_data = unpack(payload)
+        _tag, version, data, events_data, nonce = unpack(payload)
         old = entry.room
         if old is not None and old.version >= version:
+            self._recent.pop(nonce, None)
             return
-        local = self._recent.pop((room_id, version), None)
+        local = self._recent.pop(nonce, None)
         if local is not None:
             new, events = local
         else:

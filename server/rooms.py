@@ -99,13 +99,20 @@ class Rooms:
         *,
         retries: int = 8,
         now_ms: Callable[[], int] = wall_ms,
-        on_commit: Callable[[Room, list[Any]], None] | None = None,
+        on_commit: Callable[[bytes, Room | None, list[Any]], None] | None = None,
     ) -> None:
         self.store = store
         self.retries = retries
         self.now_ms = now_ms
         self.on_commit = on_commit
-        """Called with every Room this process commits (the hub uses it to skip a decode)."""
+        """Called with ``(nonce, room, events)`` just before each commit this process attempts,
+        and with ``(nonce, None, [])`` if it lost: the hub then uses the Room it already has
+        when the commit's message (which carries the nonce) comes back over pub/sub."""
+        self._nonce = secrets.token_bytes(6)
+        self._count = 0
+        self.cached: Callable[[str], Room | None] = lambda room_id: None
+        """The latest Room this process knows without asking Redis (the hub's), or ``None``.
+        Only an optimisation: the commit's compare-and-set catches a cache that is behind."""
 
     # ------------------------------------------------------------------ reading
 
@@ -212,8 +219,10 @@ class Rooms:
         committed instead), or ``IllegalMove`` from the engine. ``seen_version=None`` skips
         the check and retries lost races (used for resign and timeout).
         """
-        for _ in range(self.retries):
-            room = await self.load(room_id)
+        for attempt in range(self.retries):
+            room = self.cached(room_id) if attempt == 0 else None
+            if room is None or (seen_version is not None and seen_version != room.version):
+                room = await self.load(room_id)
             if seen_version is not None and seen_version != room.version:
                 raise StaleVersion(f"you saw version {seen_version}, the game is at {room.version}", room)
             if room.status is Status.WAITING:
@@ -300,15 +309,24 @@ class Rooms:
     async def _commit(self, expected: int | None, new: Room, kind: str, detail: list[Any], events: list[Any]) -> tuple[bool, int | None]:
         data = pack(new.to_data())
         ev = events_to_data(events)
-        message = pack([b"commit", new.version, data, ev])
+        self._count += 1
+        nonce = self._nonce + self._count.to_bytes(8, "big")
+        message = pack([b"commit", new.version, data, ev, nonce])
         deadline = None
         if new.clock is not None and new.status is Status.PLAYING:
             deadline = new.clock.deadline_ms()
-        result = await self.store.commit(
-            new.id, expected, new.version, data, pack([new.version, kind, detail]), message, deadline
-        )
-        if result[0] and self.on_commit is not None:
-            self.on_commit(new, events)
+        if self.on_commit is not None:
+            self.on_commit(nonce, new, events)
+        try:
+            result = await self.store.commit(
+                new.id, expected, new.version, data, pack([new.version, kind, detail]), message, deadline
+            )
+        except BaseException:
+            result = (False, None)
+            raise
+        finally:
+            if not result[0] and self.on_commit is not None:
+                self.on_commit(nonce, None, [])
         return result
 
 

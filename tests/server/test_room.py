@@ -1,0 +1,34 @@
+"""The Room value and its helpers, without Redis."""
+
+import random
+
+from engine import Duel, Explore, Mark
+from server.room import Player, Room, clone_duel, events_from_data, events_to_data
+
+
+def test_clone_is_independent_and_equal():
+    rng = random.Random(3)
+    duel = Duel.new(random.Random(1), first=0)
+    for _ in range(30):
+        if duel.outcome is not None:
+            break
+        copy = clone_duel(duel)
+        assert copy == duel and copy.snapshot() == Duel.from_snapshot(duel.snapshot()).snapshot()
+        before = duel.snapshot()
+        hidden = [c for c in copy.geo.cells if copy.is_hidden(c)]
+        cell = rng.choice(hidden)
+        move = Mark(cell) if rng.random() < 0.3 else Explore(cell)
+        copy.apply(copy.to_move, move)
+        assert duel.snapshot() == before  # the original is untouched
+        duel.apply(duel.to_move, move)
+        assert duel == copy
+
+
+def test_room_round_trip_and_events_codec():
+    duel = Duel.new(random.Random(2), first=0)
+    room = Room("r1", 3, duel, (Player("a", "Anna"), None), None, 123)
+    assert room.status == "waiting"
+    again = Room.from_data(room.to_data())
+    assert again.to_data() == room.to_data()
+    events = duel.apply(0, Mark((0, 0)))
+    assert events_from_data(events_to_data(events)) == events
