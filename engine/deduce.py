@@ -137,13 +137,18 @@ def _geometry(width: int, height: int) -> _Geometry:
 
 
 def _bits(mask: int) -> list[int]:
-    """Indices of the set bits of ``mask``, ascending."""
+    """Indices of the set bits of ``mask``, ascending (quick when few bits are set)."""
     out = []
     while mask:
         low = mask & -mask
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
+
+
+def _dense_bits(mask: int) -> list[int]:
+    """Indices of the set bits of ``mask``, ascending (quick when many bits are set)."""
+    return [i for i, ch in enumerate(bin(mask)[:1:-1]) if ch == "1"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -183,87 +188,79 @@ def _parse(geo, total_mines, numbers, visible_mines):
 # ---------------------------------------------------------------------------------------------
 
 
-def _simplify(cons):
-    """Settle cells by the single-number rule (a number needing 0 mines, or as many as it has
-    unknown neighbours) and the pairwise subset rule, to a fixed point.
+def _simplify(cons, subset_rule):
+    """Settle cells by the single-number rule (a number needing no more mines, or as many as
+    it has unknown neighbours) and, if asked, the pairwise subset rule, to a fixed point.
 
-    ``cons`` is a list of (mines needed, mask of unknown neighbours).  Returns the remaining
-    constraints (duplicates merged, none settled), and the masks of cells found safe and
-    found to be mines.  Raises ``ValueError`` on a contradiction.  The rules only ever
-    derive what holds in every consistent layout, so the exact count that follows does not
-    depend on them; they only make it cheaper.
+    ``cons`` is a list of (mines needed, mask of unknown neighbours, number cell).  Returns the
+    constraints left (none settled, duplicates merged) and the masks of the cells found safe
+    and found to be mines.  Raises ``ValueError`` on a contradiction.  The rules only derive
+    what holds in every consistent layout, so the exact count that follows never depends on
+    them; they only make it cheaper.
     """
     safe = 0
     mine = 0
+    known = 0
     while True:
         changed = False
         nxt = []
         seen: dict[int, int] = {}
-        for need, mask in cons:
-            known = safe | mine
+        for con in cons:
+            need, mask, _ = con
             if mask & known:
                 need -= (mask & mine).bit_count()
                 mask &= ~known
-            size = mask.bit_count()
-            if need < 0 or need > size:
-                raise ValueError("no consistent layout")
-            if not mask:
-                continue
-            if need == 0:
-                safe |= mask
-                changed = True
-            elif need == size:
-                mine |= mask
-                changed = True
-            else:
-                other = seen.get(mask)
-                if other is None:
-                    seen[mask] = need
-                    nxt.append((need, mask))
-                elif other != need:
+                con = (need, mask, con[2])
+            if need <= 0:
+                if need:
                     raise ValueError("no consistent layout")
+                if mask:
+                    safe |= mask
+                    known |= mask
+                    changed = True
+                continue
+            size = mask.bit_count()
+            if need >= size:
+                if need > size:
+                    raise ValueError("no consistent layout")
+                mine |= mask
+                known |= mask
+                changed = True
+                continue
+            other = seen.get(mask)
+            if other is None:
+                seen[mask] = need
+                nxt.append(con)
+            elif other != need:
+                raise ValueError("no consistent layout")
         cons = nxt
         if safe & mine:
             raise ValueError("no consistent layout")
         if changed:
             continue
-        if not _SUBSET_RULE:
-            break
-        # Pairwise subset rule: a's cells within b's leave b - a needing need_b - need_a.
-        touching: dict[int, list[int]] = {}
-        for a, (_, mask) in enumerate(cons):
-            for i in _bits(mask):
-                touching.setdefault(i, []).append(a)
-        done = set()
-        for group in touching.values():
-            for a in group:
-                na, ma = cons[a]
-                for b in group:
-                    if a == b or (a, b) in done:
-                        continue
-                    done.add((a, b))
-                    nb, mb = cons[b]
-                    if ma & ~mb:
-                        continue
-                    d = mb & ~ma
-                    dn = nb - na
-                    dc = d.bit_count()
-                    if dn < 0 or dn > dc:
-                        raise ValueError("no consistent layout")
-                    if dn == 0:
-                        safe |= d
-                        changed = True
-                    elif dn == dc:
-                        mine |= d
-                        changed = True
+        if not subset_rule:
+            return cons, safe, mine
+        # Pairwise subset rule: when a's cells lie within b's, b - a needs need_b - need_a.
+        for a, (na, ma, _) in enumerate(cons):
+            for b, (nb, mb, _) in enumerate(cons):
+                if a == b or ma & ~mb:
+                    continue
+                d = mb & ~ma
+                dn = nb - na
+                dc = d.bit_count()
+                if dn < 0 or dn > dc:
+                    raise ValueError("no consistent layout")
+                if dn == 0:
+                    safe |= d
+                    changed = True
+                elif dn == dc:
+                    mine |= d
+                    changed = True
+        known = safe | mine
         if safe & mine:
             raise ValueError("no consistent layout")
         if not changed:
             return cons, safe, mine
-    return cons, safe, mine
-
-
-_SUBSET_RULE = True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -277,44 +274,50 @@ def _solve(width, height, total_mines, numbers, visible_mines, full):
     geo = _geometry(width, height)
     nlists = geo.nlists
     nmasks = geo.nmasks
+    cells = geo.cells
     num_at, vis_mask, remaining = _parse(geo, total_mines, numbers, visible_mines)
-    hidden = geo.full & ~vis_mask
+    number_mask = 0
     for i in num_at:
-        hidden &= ~(1 << i)
-    # Constraints: (mines still needed, mask of hidden neighbours).
-    cons = [(v - (nmasks[i] & vis_mask).bit_count(), nmasks[i] & hidden) for i, v in num_at.items()]
-    cons, safe, mine = _simplify(cons)
+        number_mask |= 1 << i
+    hidden = geo.full ^ number_mask ^ vis_mask
+
+    # Constraints: (mines still needed, mask of hidden neighbours, number cell).
+    cons = []
+    for i, v in num_at.items():
+        nm = nmasks[i]
+        mask = nm & hidden
+        if vis_mask:
+            v -= (nm & vis_mask).bit_count()
+        if mask:
+            cons.append((v, mask, i))
+        elif v:
+            raise ValueError(f"the number at {cells[i]} cannot be satisfied")
+    cons, safe, mine = _simplify(cons, _SUBSET_RULE)
 
     remaining -= mine.bit_count()
     unknown = hidden & ~safe & ~mine
-    if remaining < 0 or remaining > unknown.bit_count():
+    n_unknown = unknown.bit_count()
+    if remaining < 0 or remaining > n_unknown:
         raise ValueError("no consistent layout")
-
-    frontier = 0
-    for _, mask in cons:
-        frontier |= mask
-    interior = unknown & ~frontier
-    n_int = interior.bit_count()
 
     # --- boxes: frontier cells touched by exactly the same constraints -----------------------
     sig_of: dict[int, int] = {}
-    for ci, (_, mask) in enumerate(cons):
+    for ci, (_, mask, centre) in enumerate(cons):
         bit = 1 << ci
-        for i in _bits(mask):
-            sig_of[i] = sig_of.get(i, 0) | bit
+        for j in nlists[centre]:
+            if mask >> j & 1:
+                sig_of[j] = sig_of.get(j, 0) | bit
     by_sig: dict[int, list[int]] = {}
-    for i, sig in sig_of.items():
-        by_sig.setdefault(sig, []).append(i)
+    for j, sig in sig_of.items():
+        by_sig.setdefault(sig, []).append(j)
     box_sig = list(by_sig)
     box_cells = list(by_sig.values())
     nbox = len(box_cells)
-    box_of = {i: b for b, cells in enumerate(box_cells) for i in cells}
-    sizes = [len(cells) for cells in box_cells] + [n_int]  # the interior is "box" nbox
+    n_int = n_unknown - len(sig_of)
+    sizes = [len(bc) for bc in box_cells] + [n_int]  # the interior is "box" nbox
 
     # --- independent components, each counted by mine number --------------------------------
-    comps = [
-        _Component(cis, bs, cons, box_sig, sizes) for cis, bs in _components(len(cons), box_sig)
-    ]
+    comps = [_Component(cis, bs, cons, box_sig, sizes) for cis, bs in _components(len(cons), box_sig)]
 
     # --- combine components and the interior by total mine count -----------------------------
     # Components with a single possible mine count only scale the count and shift the total.
@@ -346,25 +349,21 @@ def _solve(width, height, total_mines, numbers, visible_mines, full):
     if total == 0:
         raise ValueError("no consistent layout")
 
-    # rests[comp][m]: layouts of everything outside comp when comp holds m mines.
-    rests: dict[int, list[int]] = {}
+    # rest[m] for a component: layouts of everything outside it when it holds m mines.
     prefix = [1]  # product of the polynomials of the variable components so far
     for k, comp in enumerate(variable):
         after = scan[k + 1]
         terms = [(i, a) for i, a in enumerate(prefix) if a]
-        rests[id(comp)] = [
-            fixed_w * sum(a * after[m + i] for i, a in terms) for m in range(len(comp.poly))
-        ]
+        comp.rest = [fixed_w * sum(a * after[m + i] for i, a in terms) for m in range(len(comp.poly))]
         prefix = _polymul(prefix, comp.poly)
     for comp in comps:
         if comp.single is not None:
-            r = [0] * len(comp.poly)
-            r[comp.single] = total // comp.poly[comp.single]
-            rests[id(comp)] = r
+            comp.rest = [0] * len(comp.poly)
+            comp.rest[comp.single] = total // comp.poly[comp.single]
 
-    # Interior: prefix is now the product of the variable components' polynomials.
-    int_mine = 0
-    int_kset = 0
+    # The interior: prefix is now the product of the variable components' polynomials.
+    int_mine = 0  # layouts with a mine on one given interior cell
+    int_kset = 0  # bit r set iff the interior holds r mines in some consistent layout
     for t, w in enumerate(prefix):
         r = rest_total - t
         if w and 0 <= r <= n_int:
@@ -374,9 +373,9 @@ def _solve(width, height, total_mines, numbers, visible_mines, full):
     int_mine *= fixed_w
 
     box_count = [0] * nbox  # layouts with a mine on one given cell of the box
-    box_kset = [0] * nbox  # bit k set iff the box holds k mines in some consistent layout
+    box_kset = [0] * nbox + [int_kset]  # bit k set iff box holds k mines in some layout
     for comp in comps:
-        for b, num, kset in comp.marginals(rests[id(comp)]):
+        for b, num, kset in comp.marginals():
             box_count[b] = num // sizes[b]
             box_kset[b] = kset
 
@@ -384,87 +383,87 @@ def _solve(width, height, total_mines, numbers, visible_mines, full):
     safe_all = safe
     mine_all = mine
     for b in range(nbox):
-        if box_kset[b] == 1:
-            for i in box_cells[b]:
-                safe_all |= 1 << i
-        elif box_kset[b] == 1 << sizes[b]:
-            for i in box_cells[b]:
-                mine_all |= 1 << i
+        kset = box_kset[b]
+        if kset == 1:
+            for j in box_cells[b]:
+                safe_all |= 1 << j
+        elif kset == 1 << sizes[b]:
+            for j in box_cells[b]:
+                mine_all |= 1 << j
+    interior = 0
     if n_int:
+        frontier = 0
+        for _, mask, _ in cons:
+            frontier |= mask
+        interior = unknown & ~frontier
         if int_kset == 1:
             safe_all |= interior
         elif int_kset == 1 << n_int:
             mine_all |= interior
 
-    kset_all = box_kset + [int_kset]
+    box_of = {j: b for b, bc in enumerate(box_cells) for j in bc}
     fixed_mines = vis_mask | mine
     reveal: dict[Cell, int] = {}
     for x in _bits(safe_all):
         count = (nmasks[x] & fixed_mines).bit_count()
-        touch: dict[int, int] = {}
+        seen_in: dict[int, int] = {}  # box -> how many of its cells x sees
         for y in nlists[x]:
             if unknown >> y & 1:
                 b = box_of.get(y, nbox)
-                touch[b] = touch.get(b, 0) + 1
+                seen_in[b] = seen_in.get(b, 0) + 1
         varying = []
-        for b, w in touch.items():
-            ks = kset_all[b]
+        for b, w in seen_in.items():
+            kset = box_kset[b]
             s = sizes[b]
-            if w < s and ks & ((1 << s) - 2):
+            if w < s and kset & ((1 << s) - 2):
                 # x sees part of a box that sometimes holds some but not all of its cells'
                 # mines: moving one across the border changes x's number.
                 break
-            if ks & (ks - 1):
+            if kset & (kset - 1):
                 varying.append((b, w))
             else:
-                count += (ks.bit_length() - 1) * w // s
+                count += (kset.bit_length() - 1) * w // s
         else:
             if not varying:
-                reveal[geo.cells[x]] = count
+                reveal[cells[x]] = count
             elif len(varying) > 1:
                 extra = _varying_count(varying, sizes, comps, remaining, n_int, nbox)
                 if extra is not None:
-                    reveal[geo.cells[x]] = count + extra
+                    reveal[cells[x]] = count + extra
 
     if not full:
         return reveal, None
 
-    mine_layouts: dict[Cell, int] = {}
-    probs: dict[Cell, float] = {}
-    for i in _bits(safe):
-        cell = geo.cells[i]
-        mine_layouts[cell] = 0
-        probs[cell] = 0.0
-    for i in _bits(mine):
-        cell = geo.cells[i]
-        mine_layouts[cell] = total
-        probs[cell] = 1.0
-    for b in range(nbox):
-        cnt = box_count[b]
-        p = cnt / total
-        for i in box_cells[b]:
-            cell = geo.cells[i]
-            mine_layouts[cell] = cnt
-            probs[cell] = p
+    # Every hidden cell: in how many layouts it holds a mine, and that over the layouts.
+    keys = _bits(safe)
+    counts = [0] * len(keys)
+    probs = [0.0] * len(keys)
+    mine_idx = _bits(mine)
+    keys += mine_idx
+    counts += [total] * len(mine_idx)
+    probs += [1.0] * len(mine_idx)
+    for b, bc in enumerate(box_cells):
+        keys += bc
+        counts += [box_count[b]] * len(bc)
+        probs += [box_count[b] / total] * len(bc)
     if n_int:
-        p = int_mine / total
-        for i in _bits(interior):
-            cell = geo.cells[i]
-            mine_layouts[cell] = int_mine
-            probs[cell] = p
-
-    def cells(mask):
-        return frozenset(geo.cells[i] for i in _bits(mask))
+        keys += _dense_bits(interior)
+        counts += [int_mine] * n_int
+        probs += [int_mine / total] * n_int
+    keys = [cells[j] for j in keys]
 
     analysis = Analysis(
-        safe=cells(safe_all),
-        mines=cells(mine_all),
+        safe=frozenset([cells[j] for j in _dense_bits(safe_all)]),
+        mines=frozenset([cells[j] for j in _bits(mine_all)]),
         revealable=reveal,
         layouts=total,
-        mine_layouts=mine_layouts,
-        probabilities=probs,
+        mine_layouts=dict(zip(keys, counts)),
+        probabilities=dict(zip(keys, probs)),
     )
     return reveal, analysis
+
+
+_SUBSET_RULE = False
 
 
 def _polymul(p: list[int], q: list[int]) -> list[int]:
@@ -491,63 +490,53 @@ _COMB = [[comb(n, k) for k in range(n + 1)] for n in range(9)]
 
 
 def _components(ncons, box_sig):
-    """Split constraints and boxes into independent components: [(constraints, boxes)]."""
-    parent = list(range(ncons))
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    firsts = []
-    for sig in box_sig:
+    """Split the frontier into independent components: [(constraints, boxes)], each in a
+    processing order that lets constraints open and close quickly: breadth-first over
+    constraints linked by shared boxes, from a constraint found last by a first sweep (an end
+    of the component, Cuthill-McKee style); boxes in the order their first constraint comes."""
+    cons_boxes: list[list[int]] = [[] for _ in range(ncons)]
+    adj: list[set[int]] = [set() for _ in range(ncons)]
+    for b, sig in enumerate(box_sig):
         cs = _bits(sig)
-        firsts.append(cs[0])
-        r0 = find(cs[0])
-        for c in cs[1:]:
-            rc = find(c)
-            if rc != r0:
-                parent[rc] = r0
-    out: dict[int, tuple[list[int], list[int]]] = {}
-    for ci in range(ncons):
-        out.setdefault(find(ci), ([], []))[0].append(ci)
-    for b, c in enumerate(firsts):
-        out[find(c)][1].append(b)
-    return list(out.values())
-
-
-def _box_order(boxes, cis, box_sig):
-    """Order a component's boxes so that constraints open and close quickly (BFS over
-    constraints from a peripheral one, Cuthill-McKee style)."""
-    adj: dict[int, set[int]] = {c: set() for c in cis}
-    cons_boxes: dict[int, list[int]] = {c: [] for c in cis}
-    for b in boxes:
-        cs = _bits(box_sig[b])
         for c in cs:
             cons_boxes[c].append(b)
-            adj[c].update(cs)
+        if len(cs) > 1:
+            for c in cs:
+                adj[c].update(cs)
 
-    def bfs(start):
+    def sweep(start):
         order = [start]
-        seen = {start}
+        seen.add(start)
         for c in order:
-            for d in sorted(adj[c]):
+            for d in adj[c]:
                 if d not in seen:
                     seen.add(d)
                     order.append(d)
         return order
 
-    start = bfs(min(cis))[-1]
-    start = bfs(start)[-1]
-    order = []
-    placed = set()
-    for c in bfs(start):
-        for b in cons_boxes[c]:
-            if b not in placed:
-                placed.add(b)
-                order.append(b)
-    return order
+    out = []
+    done: set[int] = set()
+    for c0 in range(ncons):
+        if c0 in done:
+            continue
+        if not adj[c0]:
+            done.add(c0)
+            out.append(([c0], cons_boxes[c0]))
+            continue
+        seen: set[int] = set()
+        first = sweep(c0)
+        done.update(first)
+        seen = set()
+        order = sweep(first[-1])
+        placed: set[int] = set()
+        boxes = []
+        for c in order:
+            for b in cons_boxes[c]:
+                if b not in placed:
+                    placed.add(b)
+                    boxes.append(b)
+        out.append((order, boxes))
+    return out
 
 
 class _Component:
@@ -560,11 +549,11 @@ class _Component:
     at most the number of layouts of the component's cells).
     """
 
-    __slots__ = ("order", "sizes", "needs0", "layers", "trans", "slot", "poly", "single")
+    __slots__ = ("order", "sizes", "needs0", "layers", "trans", "slot", "poly", "single", "rest")
 
     def __init__(self, cis, boxes, cons, box_sig, sizes):
         local = {c: k for k, c in enumerate(cis)}
-        self.order = order = _box_order(boxes, cis, box_sig)
+        self.order = order = boxes
         self.sizes = sizes
         needs0 = 0
         for c in cis:
@@ -620,10 +609,11 @@ class _Component:
         nz = [m for m, w in enumerate(poly) if w]
         self.single = nz[0] if len(nz) == 1 else None
 
-    def marginals(self, rest):
+    def marginals(self):
         """Backward pass: for each box, (box, layouts x mines summed over the box's cells,
         bitmask of the box's possible mine counts), the rest of the board weighted by
-        ``rest[m]`` (layouts outside the component when it holds ``m`` mines)."""
+        ``self.rest[m]`` (layouts outside the component when it holds ``m`` mines)."""
+        rest = self.rest
         slot = self.slot
         mask = (1 << slot) - 1
         nrest = len(rest)
