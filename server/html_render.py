@@ -139,6 +139,8 @@ class CellLook:
     playable: bool = False
     """A hidden cell the viewer may click (a button that sends ``cell=r-c``)."""
     autofocus: bool = False
+    selected: bool = False
+    """Selected by this connection: first in the tab order, so Tab goes on to Confirm."""
 
     @property
     def id(self) -> str:
@@ -198,20 +200,21 @@ def cell_look(
     elif mines is not None and (r, c) in mines:
         classes += ["hidden", "ghost-mine"]
         label = f"{name}, hidden mine"
+    elif mines is not None:
+        # a safe cell nobody opened, shown with its number once the game is over
+        n = sum(1 for nb in geometry(view.width, view.height).neighbours((r, c)) if nb in mines)
+        classes += ["ghost", f"n{n}"]
+        text = str(n) if n else ""
+        label = f"{name}, {n}, never opened"
     else:
         classes.append("hidden")
         label = f"{name}, hidden"
-        if ch == OWN_WRONG_MARK and not ghosts:
+        if ch == OWN_WRONG_MARK:
             classes.append("wrong-own")
             label += ", your wrong mark"
 
-    if ghosts and ch in (HIDDEN, OWN_WRONG_MARK) and (mines is None or (r, c) not in mines):
-        geo = geometry(view.width, view.height)
-        if mines is not None:
-            n = sum(1 for nb in geo.neighbours((r, c)) if nb in mines)
-            classes += ["ghost", f"n{n}"]
-            text = str(n) if n else ""
-            label = f"{name}, {n}, never opened"
+    if ghosts and ch not in CHAR_CLAIMS:
+        # the end publishes every wrong mark, also on cells opened later
         for seat in (0, 1):
             if (r, c) in view.wrong_marks[seat]:
                 who = seat_name(names, seat)
@@ -229,10 +232,11 @@ def cell_look(
             label += ", revealed by deduction"
 
     playable = playable and hidden and not ghosts
-    if playable and selected in (SELECT_EXPLORE, SELECT_MARK):
+    is_selected = playable and selected in (SELECT_EXPLORE, SELECT_MARK)
+    if is_selected:
         classes.append(f"sel-{selected}")
         label += f", selected to {selected}"
-    return CellLook(r, c, " ".join(classes), label, text, badge, playable, autofocus and playable)
+    return CellLook(r, c, " ".join(classes), label, text, badge, playable, autofocus and playable, is_selected)
 
 
 def board_looks(view: View, names: Sequence[str | None], *, playable: bool, ghosts: bool = False) -> list[CellLook]:
