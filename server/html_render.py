@@ -55,10 +55,16 @@ def make_env(templates: Path = TEMPLATES_DIR) -> Environment:
         keep_trailing_newline=False,
     )
     env.globals["asset"] = lambda path: f"/static/{path}"  # pages.py installs the versioned one
+    env.filters["signed"] = score_text
     return env
 
 
 # ---------------------------------------------------------------------- small words
+
+
+def score_text(points: int) -> str:
+    """A score: ``12``, ``0``, ``−4`` (a real minus sign)."""
+    return f"{MINUS}{-points}" if points < 0 else str(points)
 
 
 def points_text(points: int) -> str:
@@ -163,20 +169,22 @@ def cell_look(
     playable: bool,
     selected: str | None = None,
     autofocus: bool = False,
-    ghosts: bool = False,
+    end: str | None = None,
 ) -> CellLook:
     """The look of cell ``(r, c)`` in ``view``.
 
     ``playable``: the viewer holds a seat in a running game (hidden cells become buttons).
     ``selected``: this connection's selection on the cell (``"explore"``/``"mark"``).
-    ``ghosts``: show what the end revealed (every mine, every wrong mark, the numbers of
-    never-opened cells); only ever true for a finished game's views and replays.
+    ``end``: what a finished game publishes, for its final board (``"final"``: every wrong
+    mark, the numbers of never-opened cells) or a replay position (``"replay"``: the hidden
+    mines faintly, the wrong marks made so far). ``None`` while the game is on.
     """
     ch = view.rows[r][c]
     name = cell_name((r, c))
     classes = ["cell"]
     text, badge = "", ""
     hidden = ch in (HIDDEN, OWN_WRONG_MARK)
+    ghosts = end is not None
     mines = set(view.mines) if ghosts and view.mines is not None else None
 
     if ch.isdigit():
@@ -200,7 +208,7 @@ def cell_look(
     elif mines is not None and (r, c) in mines:
         classes += ["hidden", "ghost-mine"]
         label = f"{name}, hidden mine"
-    elif mines is not None:
+    elif mines is not None and end == "final":
         # a safe cell nobody opened, shown with its number once the game is over
         n = sum(1 for nb in geometry(view.width, view.height).neighbours((r, c)) if nb in mines)
         classes += ["ghost", f"n{n}"]
@@ -227,7 +235,7 @@ def cell_look(
         if (r, c) == last_cell:
             classes.append("last")
             label += ", last move"
-        else:
+        elif end != "final":  # at the very end deduction often opens everything: no flood of colour
             classes.append("auto")
             label += ", revealed by deduction"
 
@@ -239,9 +247,9 @@ def cell_look(
     return CellLook(r, c, " ".join(classes), label, text, badge, playable, autofocus and playable, is_selected)
 
 
-def board_looks(view: View, names: Sequence[str | None], *, playable: bool, ghosts: bool = False) -> list[CellLook]:
+def board_looks(view: View, names: Sequence[str | None], *, playable: bool, end: str | None = None) -> list[CellLook]:
     return [
-        cell_look(view, r, c, names, playable=playable, ghosts=ghosts)
+        cell_look(view, r, c, names, playable=playable, end=end)
         for r in range(view.height)
         for c in range(view.width)
     ]
@@ -252,7 +260,7 @@ def board_looks(view: View, names: Sequence[str | None], *, playable: bool, ghos
 
 def outcome_text(outcome: Outcome, scores: Sequence[int], names: Sequence[str | None], viewer: int) -> str:
     a, b = scores
-    score = f"{a} : {b}"
+    score = f"{score_text(a)}\u00a0:\u00a0{score_text(b)}"
     winner = outcome.winner
 
     def who(seat: int) -> str:
@@ -263,7 +271,7 @@ def outcome_text(outcome: Outcome, scores: Sequence[int], names: Sequence[str | 
         text = f"{who(loser)} resigned"
     elif outcome.termination == TIMEOUT and winner is not None:
         loser = 1 - winner
-        text = "Your time ran out" if loser == viewer else f"{seat_name(names, loser)}'s time ran out"
+        text = "Your time ran out" if loser == viewer else f"{seat_name(names, loser)}\u2019s time ran out"
     else:
         text = "All mines found"
     if winner is None:
@@ -302,8 +310,8 @@ def status_look(room: Room, viewer: int) -> StatusLook:
     if viewer == to_move:
         return StatusLook("Your turn", "your-turn", to_move)
     if viewer in (0, 1):
-        return StatusLook(f"{seat_name(names, to_move)}'s turn \u2014 you may pre-select a cell", "their-turn", to_move)
-    return StatusLook(f"{seat_name(names, to_move)}'s turn", "watching", to_move)
+        return StatusLook(f"{seat_name(names, to_move)}\u2019s turn \u2014 you may pre-select a cell", "their-turn", to_move)
+    return StatusLook(f"{seat_name(names, to_move)}\u2019s turn", "watching", to_move)
 
 
 def player_names(room: Room) -> tuple[str | None, str | None]:
@@ -478,19 +486,11 @@ class HtmlCodec:
         out = {
             "status": m.status(status_look(room, viewer), room.id, viewer),
             "players": m.players(player_looks(room, viewer, now)),
-            "board": m.board(board_looks(view, names, playable=playable, ghosts=over), view.width, playable, over),
-            "mines-left": m.mines_left(view.mines_left, view.total_mines),
-            "moves": m.moves([move_text(line, names) for line in reversed(view.moves)]),
-            "fair": m.fair(fair_look(view)),
-            "endgame": m.endgame(None),
-            "notice": m.notice(""),
-            "hb": m.heartbeat(),
-            "seen-v": m.seen_version(room.version),
-            "selection": m.selection(None, playable, False),
         }
         if over:
+            # a finished game: the final board (or a replay position) and the replay bar
             parts = self.replay(room, len(room.duel.log) if at is None else at)
-            out["board"], out["moves"] = parts["board"], parts["moves"]
+            out.update({k: parts[k] for k in ("board", "mines-left", "moves")})
             out["endgame"] = m.endgame({
                 "room_id": room.id,
                 "rematch": room.rematch,
@@ -498,6 +498,20 @@ class HtmlCodec:
                 "replay": parts["look"],
                 "names": names,
             })
+        else:
+            out.update({
+                "board": m.board(board_looks(view, names, playable=playable), view.width, playable, over),
+                "mines-left": m.mines_left(view.mines_left, view.total_mines),
+                "moves": m.moves([move_text(line, names) for line in reversed(view.moves)]),
+                "endgame": m.endgame(None),
+            })
+        out.update({
+            "fair": m.fair(fair_look(view)),
+            "notice": m.notice(""),
+            "hb": m.heartbeat(),
+            "seen-v": m.seen_version(room.version),
+            "selection": m.selection(None, playable, False),
+        })
         return out
 
     def selection_panel(self, panel: dict[str, str] | None, playable: bool, confirming_resign: bool = False) -> str:
@@ -521,8 +535,12 @@ class HtmlCodec:
         look = ReplayLook(room.id, at, len(log), view.scores, line)
         m = self.m
         return {
-            "board": m.board(board_looks(view, names, playable=False, ghosts=True), view.width, False, True),
-            "moves": m.moves([move_text(x, names) for x in reversed(final.moves)], shown if at < len(log) else None),
+            "board": m.board(board_looks(view, names, playable=False, end="final" if at == len(log) else "replay"),
+                             view.width, False, True),
+            # the move list as it stood after move ``at``, newest (the current one) first
+            "moves": m.moves([move_text(x, names) for x in reversed(final.moves[:shown])],
+                             shown if at < len(log) else None),
+            "mines-left": m.mines_left(view.mines_left, view.total_mines),
             "replay": m.replay(look, names),
             "look": look,
         }

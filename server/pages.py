@@ -381,7 +381,7 @@ async def replay_step(request: Request) -> Response:
     if request.headers.get("hx-request") != "true":
         return redirect(f"/g/{room.id}?at={at}")
     parts = web.codec.replay(room, at)
-    body = "".join(oob(parts[k]) for k in ("board", "moves", "replay"))
+    body = "".join(oob(parts[k]) for k in ("board", "moves", "replay", "mines-left"))
     return HTMLResponse(body, headers={"cache-control": "no-store"})
 
 

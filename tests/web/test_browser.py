@@ -16,6 +16,7 @@ import pytest
 
 from engine import Duel, Explore, Mark, cell_name
 from engine.events import ALL_MINES
+from server.html_render import score_text
 from tests.conftest import LiveServer
 
 from .conftest import Person, relaunch
@@ -166,8 +167,8 @@ def test_full_game_two_players_and_a_spectator(browser, web_server: LiveServer, 
         a, b = final.scores
         for viewer, person in enumerate(people):
             person.page.wait_for_selector("#fair.verified")
-            assert person.text("#score-0") == str(a)
-            assert person.text("#score-1") == str(b)
+            assert person.text("#score-0") == score_text(a)
+            assert person.text("#score-1") == score_text(b)
             lines = person.page.locator("#moves li.mv").all_inner_texts()
             assert lines == [expected_line(final, n, names, viewer) for n in range(len(steps), 0, -1)]
             assert "All mines found" in person.text("#status")

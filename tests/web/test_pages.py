@@ -1,0 +1,150 @@
+"""HTTP side of the browser edge, in-process against a real Valkey: security headers, the
+versioned assets, the guest cookie, forms and their origin check. No browser needed."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import warnings
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # starlette's "use httpx2" notice: the same API for these tests
+    from starlette.testclient import TestClient
+
+from server.app import create_app
+from server.config import Settings
+from server.csp import CSP
+
+ROOT = Path(__file__).resolve().parents[2]
+BASE = "http://testserver"
+
+
+@pytest.fixture(scope="module")
+def client(redis_url: str) -> Iterator[TestClient]:
+    settings = Settings(redis_url=redis_url, secret_key="pages-test", test_hooks=True)
+    with TestClient(create_app(settings), base_url=BASE, follow_redirects=False) as test_client:
+        yield test_client
+
+
+def named(client: TestClient, name: str) -> dict[str, str]:
+    """A new guest's cookie (as a dict), via the home page's name form."""
+    client.cookies.clear()
+    response = client.post("/guest", data={"name": name, "next": "/"}, headers={"origin": BASE})
+    assert response.status_code == 303
+    client.cookies.clear()
+    return {"mineduel_guest": response.cookies["mineduel_guest"]}
+
+
+def as_(client: TestClient, jar: dict[str, str] | None) -> TestClient:
+    """The client, now carrying ``jar``'s cookie (or none)."""
+    client.cookies.clear()
+    for key, value in (jar or {}).items():
+        client.cookies.set(key, value)
+    return client
+
+
+def test_pages_carry_a_strict_csp_and_no_inline_code(client: TestClient) -> None:
+    response = client.get("/")
+    assert response.status_code == 200
+    headers = response.headers
+    assert headers["content-security-policy"] == CSP
+    assert "default-src 'self'" in CSP and "script-src 'self'" in CSP and "style-src 'self'" in CSP
+    assert "unsafe" not in CSP
+    assert headers["x-content-type-options"] == "nosniff"
+    assert headers["x-frame-options"] == "DENY"
+    html = response.text
+    assert re.findall(r"<script(?![^>]*\bsrc=)", html) == []  # every script is a file
+    assert " style=" not in html and "<style" not in html
+    assert 'name="htmx-config"' in html and '"includeIndicatorStyles": false' in html
+    assert not re.findall(r'(?:src|href)="(?:https?:)?//', html)  # no CDN, nothing from elsewhere
+
+
+def test_assets_are_versioned_and_cached_for_a_year(client: TestClient) -> None:
+    html = client.get("/").text
+    urls = re.findall(r'(?:src|href)="(/static/v/[0-9a-f]{12}/[^"]+)"', html)
+    assert {u.rsplit("/", 1)[1] for u in urls} >= {"htmx.min.js", "ws.min.js", "app.css"}
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert response.headers["cache-control"] == "public, max-age=31536000, immutable"
+        assert response.headers["x-content-type-options"] == "nosniff"
+    htmx = client.get(next(u for u in urls if u.endswith("htmx.min.js")))
+    assert htmx.headers["content-type"].startswith(("application/javascript", "text/javascript"))
+    assert htmx.content == (ROOT / "web/node_modules/htmx.org/dist/htmx.min.js").read_bytes()
+    assert 'version:"2.0.' in htmx.text
+    css = next(u for u in urls if u.endswith("app.css"))
+    assert client.get(css, headers={"accept-encoding": "gzip"}).headers.get("content-encoding") == "gzip"
+    etag = client.get(css).headers["etag"]
+    assert client.get(css, headers={"if-none-match": etag}).status_code == 304
+    other = re.sub(r"/v/[0-9a-f]{12}/", "/v/000000000000/", css)
+    assert client.get(other).headers["cache-control"] == "no-cache"  # an old page still works
+    assert client.get(re.sub(r"app\.css$", "nope.css", css)).status_code == 404
+    assert client.get(re.sub(r"app\.css$", "../../../pyproject.toml", css)).status_code == 404
+
+
+def test_pinned_htmx_versions() -> None:
+    package = json.loads((ROOT / "web/package.json").read_text())
+    assert package["dependencies"]["htmx-ext-ws"] == "2.0.4"
+    assert re.fullmatch(r"2\.0\.\d+", package["dependencies"]["htmx.org"])
+    lock = json.loads((ROOT / "web/package-lock.json").read_text())
+    assert lock["packages"]["node_modules/htmx-ext-ws"]["version"] == "2.0.4"
+    assert lock["packages"]["node_modules/htmx.org"]["version"] == package["dependencies"]["htmx.org"]
+
+
+def test_guest_cookie_is_signed_httponly_lax(client: TestClient) -> None:
+    response = as_(client, None).post("/guest", data={"name": "Anna", "next": "/g/x"}, headers={"origin": BASE})
+    assert response.status_code == 303 and response.headers["location"] == "/g/x"
+    cookie = response.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=lax" in cookie.replace("Lax", "lax") and "Path=/" in cookie
+    jar = {"mineduel_guest": response.cookies["mineduel_guest"]}
+    assert "Playing as <strong>Anna</strong>" in as_(client, jar).get("/").text
+    forged = {"mineduel_guest": jar["mineduel_guest"][:-3] + "abc"}
+    assert "Playing as" not in as_(client, forged).get("/").text
+
+
+def test_forms_refuse_other_origins_and_open_redirects(client: TestClient) -> None:
+    assert client.post("/guest", data={"name": "Eve"}, headers={"origin": "https://evil.example"}).status_code == 403
+    response = client.post("/guest", data={"name": "Eve", "next": "//evil.example/x"}, headers={"origin": BASE})
+    assert response.headers["location"] == "/"
+    jar = named(client, "Anna")
+    assert as_(client, jar).post("/games", data={"seat": "0"},
+                       headers={"origin": "https://evil.example"}).status_code == 403
+
+
+def test_create_join_and_the_room_page(client: TestClient) -> None:
+    anna, ben = named(client, "Anna"), named(client, "Ben")
+    response = as_(client, anna).post("/games", data={"ruleset": "coan", "clock": "300+0", "seat": "0", "seed": "7"},
+                                      headers={"origin": BASE})
+    assert response.status_code == 303
+    room_url = response.headers["location"]
+    page = as_(client, anna).get(room_url).text
+    assert 'ws-connect="' + room_url + '/ws"' in page and "ws-send" in page
+    assert 'id="invite-url"' in page and "Waiting for an opponent" in page
+    assert "Coan rules" in page and 'id="clock-0"' in page
+    stranger = as_(client, None).get(room_url).text
+    assert 'id="join"' in stranger and 'id="invite-url"' not in stranger
+    assert as_(client, ben).post(room_url + "/join", headers={"origin": BASE}).status_code == 303
+    page = as_(client, ben).get(room_url).text
+    assert "Anna\u2019s turn" in page
+    assert page.count('type="submit" id="cell-') == 120  # every hidden cell is a button to press
+    assert client.get(room_url + "/replay?at=0", headers={"hx-request": "true"}).status_code == 409
+    assert client.get("/g/doesnotexist").status_code == 404
+    assert client.get("/join", params={"code": "http://x/g/abc_DEF"}).headers["location"] == "/g/abc_DEF"
+
+
+def test_seed_is_a_test_hook_only(redis_url: str) -> None:
+    settings = Settings(redis_url=redis_url, secret_key="pages-test", test_hooks=False)
+    with TestClient(create_app(settings), base_url=BASE, follow_redirects=False) as plain:
+        jar = named(plain, "Anna")
+        first = as_(plain, jar).post("/games", data={"seat": "0", "seed": "7"}, headers={"origin": BASE})
+        second = as_(plain, jar).post("/games", data={"seat": "0", "seed": "7"}, headers={"origin": BASE})
+        boards = []
+        for response in (first, second):
+            room_id = response.headers["location"].rsplit("/", 1)[1]
+            record = plain.get(f"/api/v1/games/{room_id}")
+            boards.append(record.json()["commitment"])
+        assert boards[0] != boards[1]  # the seed was ignored: fresh random layouts

@@ -1,0 +1,266 @@
+"""The "html" codec and the browser wire, without a server: pure functions on engine games."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import SPECTATOR, Duel, Explore, Mark, MoveLine, Resign
+from engine.clock import Clock
+from engine.rules import Action, Verdict
+from server import wire_html
+from server.html_render import (
+    SNAPSHOT_MARK,
+    HtmlCodec,
+    cell_look,
+    clock_text,
+    move_text,
+    points_text,
+    replay_view,
+    score_text,
+)
+from server.room import Player, Room
+
+ANNA, BEN = Player("ga", "Anna"), Player("gb", "Ben")
+
+
+@pytest.fixture(scope="module")
+def codec() -> HtmlCodec:
+    return HtmlCodec()
+
+
+def new_room(seed: int = 5, players=(ANNA, BEN), clock: Clock | None = None) -> Room:
+    return Room("room1", 2, Duel.new(random.Random(seed), first=0), players, clock, 0)
+
+
+def after(room: Room, seat: int, move) -> tuple[Room, list]:
+    """The room after ``move`` (a new Room, as the room service builds them)."""
+    duel = Duel.from_snapshot(room.duel.snapshot())
+    events = duel.apply(seat, move)
+    return room.evolve(version=room.version + 1, duel=duel), events
+
+
+def safe_far_cell(duel: Duel) -> tuple[int, int]:
+    return next(c for c in [(0, 0), (0, 10), (10, 0), (10, 10)] if c not in duel.setup.mines)
+
+
+def cells_in(frame: str) -> set[str]:
+    return set(re.findall(r'id="(cell-\d+-\d+)"', frame))
+
+
+# ---------------------------------------------------------------------- words
+
+
+def test_points_scores_and_clocks_read_well() -> None:
+    assert [points_text(p) for p in (4, -3, 0)] == ["+4", "\u22123", "\u00b10"]
+    assert [score_text(p) for p in (12, 0, -4)] == ["12", "0", "\u22124"]
+    assert clock_text(300_000) == "5:00"
+    assert clock_text(61_001) == "1:02"  # rounded up: 0:00 only when the time is really gone
+    assert clock_text(9_900) == "0:09.9"
+    assert clock_text(0) == "0:00"
+
+
+def test_move_lines_as_rules_md_writes_them() -> None:
+    names = ("Anna", "Ben")
+    line = MoveLine(7, 0, Action.MARK, (8, 3), Verdict.GUT, 4, 0)
+    assert move_text(line, names).text == "7. Anna mark d9 Gut! +4"
+    secret = MoveLine(8, 1, Action.MARK, None, Verdict.BLUBB, -3, 0)
+    assert move_text(secret, names).text == "8. Ben mark ? Blubb! \u22123"
+    auto = MoveLine(9, 0, Action.EXPLORE, (5, 4), Verdict.GUT, 2, 3)
+    assert move_text(auto, names).text == "9. Anna explore e6 Gut! +2 \u00b7 3 revealed"
+
+
+def test_cell_labels_and_classes() -> None:
+    room = new_room()
+    view = room.view(0)
+    names = ("Anna", "Ben")
+    hidden = cell_look(view, 0, 0, names, playable=True)
+    assert (hidden.id, hidden.label, hidden.playable) == ("cell-0-0", "a1, hidden", True)
+    assert "hidden" in hidden.css.split()
+    centre = cell_look(view, 5, 5, names, playable=True)
+    assert centre.label == "f6, 0" and not centre.playable and "n0" in centre.css
+    selected = cell_look(view, 0, 0, names, playable=True, selected="mark", autofocus=True)
+    assert "sel-mark" in selected.css and selected.autofocus and selected.selected
+    assert selected.label == "a1, hidden, selected to mark"
+    spectator = cell_look(room.view(SPECTATOR), 0, 0, names, playable=False)
+    assert not spectator.playable and not spectator.autofocus
+
+
+def test_claimed_mines_name_their_player() -> None:
+    room = new_room()
+    mine = sorted(room.duel.setup.mines)[0]
+    room, _ = after(room, 0, Mark(mine))
+    look = cell_look(room.view(SPECTATOR), *mine, ("Anna", "Ben"), playable=False)
+    assert look.label.startswith(f"{'abcdefghijk'[mine[1]]}{mine[0] + 1}, mine marked by Anna")
+    assert {"mine", "marked", "p0", "last"} <= set(look.css.split()) and look.badge == "A"
+    room, _ = after(room, 1, Explore(sorted(room.duel.setup.mines)[1]))
+    hit = cell_look(room.view(0), *sorted(room.duel.setup.mines)[1], ("Anna", "Ben"), playable=True)
+    assert "hit" in hit.css and "p1" in hit.css and "mine hit by Ben" in hit.label
+
+
+# ---------------------------------------------------------------------- frames
+
+
+def test_snapshot_has_every_area_once(codec: HtmlCodec) -> None:
+    room = new_room()
+    frame = codec.snapshot(room, 0)
+    assert frame.startswith(SNAPSHOT_MARK)
+    for area in ("status", "players", "board", "mines-left", "moves", "fair", "endgame", "notice", "hb",
+                 "seen-v", "selection"):
+        assert frame.count(f'id="{area}"') == 1, area
+    assert len(cells_in(frame)) == 121
+    assert 'value="2"' in frame  # the version the page shows
+    assert "style=" not in frame and "<script" not in frame
+
+
+def test_update_sends_only_what_changed(codec: HtmlCodec) -> None:
+    room = new_room()
+    new, events = after(room, 0, Explore((4, 4)))
+    frame = codec.update(room, new, 0, events)
+    assert not frame.startswith(SNAPSHOT_MARK)
+    changed = {f"cell-{r}-{c}" for r, c in new.view(0).last_opened}
+    assert cells_in(frame) == changed
+    assert 'hx-swap-oob="afterbegin:#moves"' in frame and 'id="move-1"' in frame
+    assert 'id="seen-v"' in frame and 'value="3"' in frame
+    assert 'id="board"' not in frame and 'id="fair"' not in frame
+    assert len(frame) < 4000
+
+
+def test_a_wrong_mark_reaches_only_its_author(codec: HtmlCodec) -> None:
+    room = new_room()
+    room, _ = after(room, 0, Explore((4, 4)))
+    wrong = safe_far_cell(room.duel)
+    new, events = after(room, 1, Mark(wrong))
+    name = f"{'abcdefghijk'[wrong[1]]}{wrong[0] + 1}"
+    for viewer in (0, SPECTATOR):
+        for frame in (codec.update(room, new, viewer, events), codec.snapshot(new, viewer)):
+            assert "wrong" not in frame
+            assert f'<span class="at">?</span> <span class="verdict">Blubb!' in frame
+            assert f'<span class="at">{name}</span>' not in frame
+    own = codec.update(room, new, 1, events)
+    assert "wrong-own" in own and f"cell-{wrong[0]}-{wrong[1]}" in cells_in(own)
+    assert f'<span class="at">{name}</span> <span class="verdict">Blubb!' in own
+
+
+def test_joining_and_ending_send_the_whole_picture(codec: HtmlCodec) -> None:
+    waiting = new_room(players=(ANNA, None))
+    assert "waiting for an opponent" in codec.snapshot(waiting, SPECTATOR)
+    assert 'id="join"' in codec.snapshot(waiting, SPECTATOR)
+    joined = waiting.evolve(version=3, players=(ANNA, BEN))
+    assert codec.update(waiting, joined, 0, []).startswith(SNAPSHOT_MARK)
+    over, events = after(joined, 1, Resign())
+    frame = codec.update(joined, over, SPECTATOR, events)
+    assert frame.startswith(SNAPSHOT_MARK)
+    assert "Ben resigned" in frame and "Anna wins" in frame
+    assert 'class="fair verified"' in frame and 'id="replay"' in frame
+    assert frame.count("cell mine unclaimed") == 15  # every mine shown at the end
+
+
+def test_user_text_is_escaped(codec: HtmlCodec) -> None:
+    evil = Player("gx", '<script>alert("x")</script>')
+    frame = codec.snapshot(new_room(players=(evil, BEN)), SPECTATOR)
+    assert "<script>" not in frame and "&lt;script&gt;" in frame
+
+
+def test_presence_heartbeat_and_clocks(codec: HtmlCodec) -> None:
+    assert 'id="spectators"' in codec.presence(new_room(), 3) and ">3<" in codec.presence(new_room(), 3)
+    assert codec.heartbeat().startswith('<div id="hb"')
+    clocked = new_room(clock=Clock.new(300_000, 2_000).start(0, now_ms=1_000))
+    beat = codec.heartbeat(clocked, now_ms=61_000)
+    assert 'id="clock-0"' in beat and ">4:00<" in beat and 'id="clock-1"' in beat and ">5:00<" in beat
+    assert "clock-0" in codec.snapshot(clocked, 0)
+
+
+def test_selection_fragment_is_for_one_connection(codec: HtmlCodec) -> None:
+    room = new_room()
+    frame = codec.selection(room, 0, [(0, 0), (1, 1)], ((0, 0), "explore"), focus=(0, 0))
+    assert cells_in(frame) == {"cell-0-0", "cell-1-1"}
+    assert "sel-explore" in frame and frame.count("autofocus") == 1
+    assert "Confirm: explore a1" in frame and 'tabindex="2"' in frame
+    cleared = codec.selection(room, 0, [(0, 0)], None)
+    assert "sel-" not in cleared.replace("sel-what", "").replace("sel-buttons", "").replace("sel-act", "")
+
+
+def test_replay_is_for_finished_games_only() -> None:
+    room = new_room()
+    with pytest.raises(ValueError):
+        replay_view(room, 0)
+    over, _ = after(room, 0, Resign())
+    view, at = replay_view(over, 0)
+    assert at == 0 and view.mines is not None and len(view.mines) == 15
+    assert sum(row.count(".") for row in view.rows) == 120
+    _, clamped = replay_view(over, 999)
+    assert clamped == len(over.duel.log)
+
+
+def test_replay_fragments(codec: HtmlCodec) -> None:
+    room = new_room()
+    room, _ = after(room, 0, Explore((4, 4)))
+    room, _ = after(room, 1, Resign())
+    start = codec.replay(room, 0)
+    assert str(start["board"]).count("ghost-mine") == 15
+    assert "0/2" in str(start["replay"]) and 'id="replay-first"' in str(start["replay"])
+    one = codec.replay(room, 1)
+    assert "1. Anna explore e5" in str(one["replay"]) and 'aria-current="step"' in str(one["moves"])
+    end = codec.replay(room, 2)
+    assert "Ben resigned" in str(end["replay"])
+
+
+# ---------------------------------------------------------------------- the wire
+
+
+def test_wire_parses_what_htmx_sends() -> None:
+    headers = {"HX-Request": "true", "HX-Trigger": "play"}
+    assert wire_html.parse('{"v": "12", "mode": "select", "cell": "5-5", "HEADERS": {}}') == \
+        wire_html.CellClick((5, 5), "select", 12)
+    import json
+
+    assert wire_html.parse(json.dumps({"v": "3", "mode": "mark", "cell": "0-10", "HEADERS": headers})) == \
+        wire_html.CellClick((0, 10), "mark", 3)
+    assert wire_html.parse('{"v": "3", "a": "confirm"}') == wire_html.Command("confirm", 3)
+    assert wire_html.parse('{"cell": "1-1", "mode": "boom"}') == wire_html.CellClick((1, 1), "select", None)
+    for bad in ('nope', '[]', '{}', '{"cell": "1"}', '{"cell": "-1-2"}', '{"a": "explode"}', '{"cell": "1-1000"}'):
+        assert isinstance(wire_html.parse(bad), wire_html.BadFrame), bad
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=200), st.binary(max_size=200),
+                 st.dictionaries(st.sampled_from(["cell", "a", "v", "mode", "HEADERS"]),
+                                 st.one_of(st.none(), st.integers(), st.text(max_size=12), st.booleans()))))
+def test_wire_never_raises(data) -> None:
+    import json
+
+    frame = json.dumps(data) if isinstance(data, dict) else data
+    result = wire_html.parse(frame)
+    assert isinstance(result, (wire_html.CellClick, wire_html.Command, wire_html.BadFrame))
+
+
+# ---------------------------------------------------------------------- the connection's selection
+
+
+def test_a_connection_drops_a_selection_the_board_overtook(codec: HtmlCodec) -> None:
+    from server.ws_browser import BrowserConn
+
+    async def nothing(*_args) -> None:
+        return None
+
+    async def run() -> None:
+        conn = BrowserConn(codec, 0, "html", "ga", nothing, nothing, maxsize=8)
+        conn.selected = ((0, 0), "explore")
+        conn.send('<button id="cell-3-3" class="cell open n1"></button>')
+        assert conn.selected is not None  # another cell: kept
+        conn.send('<button id="cell-0-0" class="cell open n1"></button>')
+        assert conn.selected is None  # the selected cell opened: dropped, panel redrawn
+        assert conn._queue.qsize() == 3
+        conn.selected = ((1, 1), "mark")
+        conn.push(codec.selection(new_room(), 0, [(1, 1)], conn.selected))  # our own frame: kept
+        assert conn.selected is not None
+        conn.send(codec.snapshot(new_room(), 0))
+        assert conn.selected is None  # a snapshot redraws everything without a selection
+
+    asyncio.run(run())
