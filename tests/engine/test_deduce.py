@@ -34,7 +34,8 @@ def bf_neighbours(width, height, cell):
 
 
 def bf_layouts(width, height, total, numbers, visible):
-    """Every consistent layout, as the frozenset of hidden mine cells."""
+    """The hidden cells, and every consistent layout as a bitmask over them (bit k: the k-th
+    hidden cell holds a mine), by trying every way to place the mines left."""
     visible = set(visible)
     hidden = [
         (r, c)
@@ -42,35 +43,37 @@ def bf_layouts(width, height, total, numbers, visible):
         for c in range(width)
         if (r, c) not in numbers and (r, c) not in visible
     ]
-    out = []
-    for combo in itertools.combinations(hidden, total - len(visible)):
-        placed = set(combo) | visible
-        if all(
-            sum(n in placed for n in bf_neighbours(width, height, cell)) == v
-            for cell, v in numbers.items()
-        ):
-            out.append(frozenset(combo))
-    return hidden, out
+    checks = []  # per number: (mask of its hidden neighbours, mines they must hold)
+    for cell, value in numbers.items():
+        around = bf_neighbours(width, height, cell)
+        mask = sum(1 << k for k, x in enumerate(hidden) if x in around)
+        checks.append((mask, value - sum(y in visible for y in around)))
+    layouts = []
+    for combo in itertools.combinations([1 << k for k in range(len(hidden))], total - len(visible)):
+        placed = sum(combo)
+        if all((placed & mask).bit_count() == need for mask, need in checks):
+            layouts.append(placed)
+    return hidden, layouts
 
 
 def bf_analysis(width, height, total, numbers, visible):
-    """(safe, mines, revealable, layouts, exact probabilities) by enumeration."""
+    """(safe, mines, revealable, layout count, exact probabilities) by enumeration."""
     hidden, layouts = bf_layouts(width, height, total, numbers, visible)
     assert layouts, "reference position must be consistent"
-    n = len(layouts)
     visible = set(visible)
-    safe = frozenset(x for x in hidden if all(x not in lay for lay in layouts))
-    mines = frozenset(x for x in hidden if all(x in lay for lay in layouts))
+    mine_count = {x: sum(lay >> k & 1 for lay in layouts) for k, x in enumerate(hidden)}
+    safe = frozenset(x for x in hidden if mine_count[x] == 0)
+    mines = frozenset(x for x in hidden if mine_count[x] == len(layouts))
     reveal = {}
     for x in safe:
-        counts = {
-            sum(1 for y in bf_neighbours(width, height, x) if y in lay or y in visible)
-            for lay in layouts
-        }
+        around = bf_neighbours(width, height, x)
+        mask = sum(1 << k for k, y in enumerate(hidden) if y in around)
+        seen = sum(y in visible for y in around)
+        counts = {seen + (lay & mask).bit_count() for lay in layouts}
         if len(counts) == 1:
             reveal[x] = counts.pop()
-    probs = {x: Fraction(sum(x in lay for lay in layouts), n) for x in hidden}
-    return safe, mines, reveal, n, probs
+    probs = {x: Fraction(n, len(layouts)) for x, n in mine_count.items()}
+    return safe, mines, reveal, len(layouts), probs
 
 
 def assert_matches_brute_force(width, height, total, numbers, visible):
@@ -89,13 +92,23 @@ def assert_matches_brute_force(width, height, total, numbers, visible):
 # Random positions from true layouts
 # ---------------------------------------------------------------------------------------------
 
-MAX_LAYOUT_CANDIDATES = 3000  # keep the brute force cheap: C(hidden, mines to place) bound
+MAX_LAYOUT_CANDIDATES = 10000  # keep the brute force cheap: bound on C(hidden, mines to place)
+
+
+def cheap_enough(width, height, mines, shown, seen, order):
+    """Reveal cells (or make mines visible) in ``order`` until brute force is cheap."""
+    hidden = [x for x in order if x not in shown and x not in seen]
+    while comb(len(hidden), len(mines) - len(seen)) > MAX_LAYOUT_CANDIDATES:
+        x = hidden.pop()
+        (seen if x in mines else shown).add(x)
+    numbers = {x: sum(y in mines for y in bf_neighbours(width, height, x)) for x in shown}
+    return width, height, len(mines), numbers, sorted(seen)
 
 
 @st.composite
-def positions(draw, max_cells=25, max_side=6):
-    """A position reached from a real layout: some safe cells revealed with their true
-    numbers, some mines visible; revealed until brute force is cheap."""
+def scattered_positions(draw, max_cells=25, max_side=6):
+    """A position from a real layout: any safe cells revealed with their true numbers, any
+    mines visible."""
     width = draw(st.integers(1, max_side))
     height = draw(st.integers(1, min(max_side, max_cells // width)))
     cells = [(r, c) for r in range(height) for c in range(width)]
@@ -103,23 +116,59 @@ def positions(draw, max_cells=25, max_side=6):
     safe_cells = [x for x in cells if x not in mines]
     shown = draw(st.sets(st.sampled_from(safe_cells), max_size=len(safe_cells))) if safe_cells else set()
     seen = draw(st.sets(st.sampled_from(sorted(mines)), max_size=len(mines))) if mines else set()
-    order = draw(st.permutations(cells))
-    hidden = [x for x in cells if x not in shown and x not in seen]
-    for x in order:
-        if comb(len(hidden), len(mines) - len(seen)) <= MAX_LAYOUT_CANDIDATES:
-            break
-        if x in hidden:
-            hidden.remove(x)
-            (seen if x in mines else shown).add(x)
-    numbers = {
-        x: sum(y in mines for y in bf_neighbours(width, height, x)) for x in shown
-    }
-    return width, height, len(mines), numbers, sorted(seen)
+    return cheap_enough(width, height, mines, shown, seen, draw(st.permutations(cells)))
+
+
+@st.composite
+def played_positions(draw, max_cells=25, max_side=6):
+    """A position as play makes them: revealed cells grow from one opening, so hidden cells
+    sit on a frontier of numbers; a few mines visible, and maybe an untouched interior."""
+    width = draw(st.integers(2, max_side))
+    height = draw(st.integers(2, min(max_side, max_cells // width)))
+    cells = draw(st.permutations([(r, c) for r in range(height) for c in range(width)]))
+    n_mines = draw(st.integers(1, max(1, len(cells) * 2 // 5)))
+    mines = set(cells[:n_mines])
+    safe_cells = cells[n_mines:]
+    shown = {safe_cells[0]}
+    for _ in range(draw(st.integers(0, len(safe_cells) - 1))):
+        grow = [x for x in safe_cells if x not in shown]
+        near = [x for x in grow if any(y in shown for y in bf_neighbours(width, height, x))]
+        shown.add((near or grow)[draw(st.integers(0, len(near or grow) - 1))])
+    seen = set(draw(st.sets(st.sampled_from(sorted(mines)), max_size=3)))
+    return cheap_enough(width, height, mines, shown, seen, draw(st.permutations(cells)))
+
+
+@st.composite
+def striped_positions(draw, max_cells=25, max_side=6):
+    """Numbers on every other (or third) row or column, hidden cells between them, like the
+    stress position: long chains of overlapping numbers, several components, an interior."""
+    width = draw(st.integers(2, max_side))
+    height = draw(st.integers(2, min(max_side, max_cells // width)))
+    cells = draw(st.permutations([(r, c) for r in range(height) for c in range(width)]))
+    mines = set(cells[: draw(st.integers(1, max(1, len(cells) * 2 // 5)))])
+    period = draw(st.integers(2, 3))
+    axis = draw(st.integers(0, 1))
+    holes = set(draw(st.lists(st.sampled_from(cells), max_size=4)))
+    shown = {x for x in cells if x[axis] % period == 0 and x not in mines and x not in holes}
+    seen = set(draw(st.sets(st.sampled_from(sorted(mines)), max_size=2)))
+    return cheap_enough(width, height, mines, shown, seen, cells)
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scattered_positions())
+def test_matches_brute_force_on_scattered_positions(pos):
+    assert_matches_brute_force(*pos)
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(positions())
-def test_matches_brute_force_on_random_positions(pos):
+@given(played_positions())
+def test_matches_brute_force_on_played_positions(pos):
+    assert_matches_brute_force(*pos)
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(striped_positions())
+def test_matches_brute_force_on_striped_positions(pos):
     assert_matches_brute_force(*pos)
 
 
@@ -263,6 +312,38 @@ def test_safe_cell_with_fixed_number_from_two_uncertain_groups():
     assert (0, 1) in a.revealable
     uncertain = [y for y in bf_neighbours(3, 3, (0, 1)) if 0 < a.exact_probabilities.get(y, 0) < 1]
     assert len(uncertain) >= 2
+    assert_matches_brute_force(*pos)
+
+
+def test_safe_cell_with_fixed_number_across_two_components():
+    # (1,1) is safe; all six of its unknown neighbours are uncertain and split between two
+    # independent groups of numbers. Only the total mine count ties the groups together, and
+    # it makes their mines around (1,1) add up to 3 in every layout.
+    pos = picture(
+        "..*.o",
+        "o..o.",
+        "o**oo",
+        "o.**o",
+    )
+    a = analyze(*pos)
+    assert a.revealable == {(1, 1): 3, (1, 4): 0}
+    around = [y for y in bf_neighbours(5, 4, (1, 1)) if y in a.exact_probabilities]
+    assert all(0 < a.exact_probabilities[y] < 1 for y in around) and len(around) == 6
+    assert_matches_brute_force(*pos)
+
+
+def test_safe_cell_with_fixed_number_from_frontier_and_interior():
+    # (1,0) sees the interior cell (0,0), which touches no number, and (0,1)/(1,1)/(2,1) on
+    # the frontier. Of the two layouts one has mines on (0,0) and (1,1), the other on (0,1)
+    # and (2,1): (1,0) shows 2 either way.
+    pos = picture(
+        "*.o",
+        ".**",
+        "o.o",
+    )
+    a = analyze(*pos)
+    assert a.exact_probabilities[(0, 0)] == Fraction(1, 2)
+    assert a.revealable == {(1, 0): 2}
     assert_matches_brute_force(*pos)
 
 
