@@ -8,6 +8,7 @@ tokens, no layouts, no salts (the room's stored state is never logged).
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -15,10 +16,11 @@ FORBIDDEN_KEYS = frozenset({"token", "salt", "mines", "layout", "secret", "state
 
 
 def _value(value: Any) -> str:
+    """Bare when plain; otherwise a JSON string (control characters and quotes escaped)."""
     text = str(value)
-    if not text or any(ch in text for ch in ' "\'=\n\t\\'):
-        return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-    return text
+    if text and all(ch.isprintable() and not ch.isspace() and ch not in "\"'=\\" for ch in text):
+        return text
+    return json.dumps(text)
 
 
 def format_event(name: str, /, **fields: Any) -> str:
