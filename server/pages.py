@@ -233,22 +233,47 @@ class GameRow:
     open: bool
 
 
-async def live_games(state: Any, limit: int = 20) -> list[GameRow]:
-    """Games to watch or join, from the room service's lobby when it has one."""
-    lister = getattr(state.rooms, "live", None) or getattr(state.rooms, "lobby", None)
-    if lister is None:
-        return []
+LOBBY = "web:lobby"
+"""ZSET: room id → creation time (ms) of the games created from the home page (and their
+rematches). The home page lists the live ones; finished and vanished ones are pruned as it
+reads. One global key (like the room server's ``clocks``)."""
+LOBBY_SCAN = 60
+
+
+async def lobby_add(state: Any, room: Room) -> None:
     try:
-        rooms = await lister(limit)
+        await state.store.redis.zadd(LOBBY, {room.id: room.created_ms})
+    except Exception:  # the lobby is a convenience; the game exists either way
+        pass
+
+
+async def live_games(state: Any, limit: int = 20) -> list[GameRow]:
+    """The newest games still waiting or playing, for the home page."""
+    try:
+        ids = await state.store.redis.zrevrange(LOBBY, 0, LOBBY_SCAN - 1)
     except Exception:
         return []
-    rows = []
-    for room in rooms:
-        if not isinstance(room, Room) or room.status is Status.OVER:
+    rows: list[GameRow] = []
+    stale: list[bytes] = []
+    for raw in ids:
+        try:
+            room = await state.rooms.load(raw.decode())
+        except (UnknownRoom, ValueError, UnicodeDecodeError):
+            stale.append(raw)
             continue
-        a, b = room.view(SPECTATOR).scores
-        rows.append(GameRow(room.id, player_names(room), f"{a} : {b}" if room.status is Status.PLAYING else "open",
-                            room.status is Status.WAITING))
+        if room.status is Status.OVER:
+            stale.append(raw)
+            continue
+        if len(rows) < limit:
+            a, b = room.view(SPECTATOR).scores
+            playing = room.status is Status.PLAYING
+            rows.append(GameRow(room.id, player_names(room), f"{a}\u00a0:\u00a0{b}" if playing else "open",
+                                not playing))
+    if stale:
+        try:
+            await state.store.redis.zrem(LOBBY, *stale)
+        except Exception:
+            pass
     return rows
 
 
@@ -300,6 +325,7 @@ async def create_game(request: Request) -> Response:
         room = await state.rooms.create(me, ruleset=str(ruleset), clock=clock, seat=seat, seed=seed)
     except BadRequest as exc:
         return error_page(web, 400, "Cannot create that game", exc.message, me)
+    await lobby_add(state, room)
     return redirect(f"/g/{room.id}")
 
 
@@ -416,6 +442,7 @@ async def rematch(request: Request) -> Response:
         fresh = await request.app.state.rooms.rematch(room_id, me)
     except (NotOver, RoomError):
         return redirect(f"/g/{room_id}")
+    await lobby_add(request.app.state, fresh)
     return redirect(f"/g/{fresh.id}")
 
 

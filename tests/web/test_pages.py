@@ -125,6 +125,8 @@ def test_create_join_and_the_room_page(client: TestClient) -> None:
     assert 'ws-connect="' + room_url + '/ws"' in page and "ws-send" in page
     assert 'id="invite-url"' in page and "Waiting for an opponent" in page
     assert "Coan rules" in page and 'id="clock-0"' in page
+    home = as_(client, None).get("/").text  # the lobby lists it, open for joining
+    assert f'href="{room_url}">Join</a>' in home.replace('class="btn primary" ', "")
     stranger = as_(client, None).get(room_url).text
     assert 'id="join"' in stranger and 'id="invite-url"' not in stranger
     assert as_(client, ben).post(room_url + "/join", headers={"origin": BASE}).status_code == 303
@@ -132,6 +134,7 @@ def test_create_join_and_the_room_page(client: TestClient) -> None:
     assert "Anna\u2019s turn" in page
     assert page.count('type="submit" id="cell-') == 120  # every hidden cell is a button to press
     assert client.get(room_url + "/replay?at=0", headers={"hx-request": "true"}).status_code == 409
+    assert "Watch</a>" in as_(client, None).get("/").text
     assert client.get("/g/doesnotexist").status_code == 404
     assert client.get("/join", params={"code": "http://x/g/abc_DEF"}).headers["location"] == "/g/abc_DEF"
 
