@@ -41,23 +41,30 @@ class Analysis:
     ``revealable``: the safe cells whose neighbour-mine count is the same in every consistent
     layout, mapped to that count (what the duel auto-reveals).
     ``layouts``: the number of consistent layouts (an exact int, often huge).
-    ``mine_layouts``: for every hidden cell, in how many consistent layouts it holds a mine.
-    ``probabilities``: for every hidden cell, ``mine_layouts[cell] / layouts`` as a float
-    (correctly rounded); ``exact_probabilities`` gives the same as ``Fraction`` objects.
+    ``probabilities``: for every hidden cell, the probability that it holds a mine, every
+    consistent layout weighing the same, as a float (correctly rounded).
+    ``mine_layouts`` (computed on first use): for every hidden cell, in how many consistent
+    layouts it holds a mine.  ``exact_probabilities`` (likewise): ``mine_layouts[cell] /
+    layouts`` as ``Fraction`` objects.
     """
 
     safe: frozenset[Cell]
     mines: frozenset[Cell]
     revealable: dict[Cell, int]
     layouts: int
-    mine_layouts: dict[Cell, int] = field(repr=False)
     probabilities: dict[Cell, float] = field(repr=False)
+    _mine_counts: tuple[list[Cell], list[int]] = field(repr=False, compare=False)
+
+    @cached_property
+    def mine_layouts(self) -> dict[Cell, int]:
+        """For every hidden cell, the number of consistent layouts with a mine on it."""
+        return dict(zip(*self._mine_counts))
 
     @cached_property
     def exact_probabilities(self) -> dict[Cell, Fraction]:
         """Exact mine probability of every hidden cell."""
         total = self.layouts
-        return {cell: Fraction(n, total) for cell, n in self.mine_layouts.items()}
+        return {cell: Fraction(n, total) for cell, n in zip(*self._mine_counts)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -435,8 +442,8 @@ def _solve(width, height, total_mines, numbers, visible_mines, full):
         mines=frozenset([cells[j] for j in _bits(mine_all)]),
         revealable=reveal,
         layouts=total,
-        mine_layouts=dict(zip(keys, counts)),
         probabilities=dict(zip(keys, probs)),
+        _mine_counts=(keys, counts),
     )
     return reveal, analysis
 
@@ -527,9 +534,15 @@ class _Component:
     __slots__ = ("order", "sizes", "needs0", "layers", "trans", "slot", "poly", "single", "rest")
 
     def __init__(self, cis, boxes, cons, box_sig, sizes):
-        local = {c: k for k, c in enumerate(cis)}
         self.order = order = boxes
         self.sizes = sizes
+        if len(boxes) == 1:  # a lone number: need n of its s unknown cells, C(s, n) ways
+            need = cons[cis[0]][0]
+            self.poly = [0] * need + [_COMB[sizes[boxes[0]]][need]]
+            self.single = need
+            self.layers = None
+            return
+        local = {c: k for k, c in enumerate(cis)}
         needs0 = 0
         for c in cis:
             needs0 |= cons[c][0] << (4 * local[c])
@@ -589,6 +602,9 @@ class _Component:
         bitmask of the box's possible mine counts), the rest of the board weighted by
         ``self.rest[m]`` (layouts outside the component when it holds ``m`` mines)."""
         rest = self.rest
+        if self.layers is None:
+            need = self.single
+            return [(self.order[0], self.poly[need] * rest[need] * need, 1 << need)]
         slot = self.slot
         mask = (1 << slot) - 1
         nrest = len(rest)
@@ -632,6 +648,11 @@ class _Component:
     def minmax(self, contrib):
         """Per mine count m of the component: (min, max) over its layouts of the sum of
         ``contrib[b][k]`` (boxes not in ``contrib`` add nothing)."""
+        if self.layers is None:
+            need = self.single
+            cb = contrib.get(self.order[0])
+            d = cb[need] if cb is not None else 0
+            return {need: (d, d)}
         states = {(self.needs0, 0): (0, 0)}
         for i, b in enumerate(self.order):
             cb = contrib.get(b)
