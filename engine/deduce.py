@@ -120,9 +120,10 @@ def analyze(
 class _Geometry:
     """Per board size: cell <-> index ``r * width + c``, neighbour lists and bitmasks."""
 
-    __slots__ = ("index", "cells", "nlists", "nmasks", "full")
+    __slots__ = ("width", "index", "cells", "nlists", "nmasks", "full", "offsets")
 
     def __init__(self, width: int, height: int) -> None:
+        self.width = width
         self.cells = tuple((r, c) for r in range(height) for c in range(width))
         self.index = {cell: i for i, cell in enumerate(self.cells)}
         self.nlists = tuple(
@@ -136,6 +137,12 @@ class _Geometry:
         )
         self.nmasks = tuple(sum(1 << i for i in lst) for lst in self.nlists)
         self.full = (1 << (width * height)) - 1
+        # offsets[p]: index offsets of the cells of a 3x3 window whose bits are set in the
+        # 9-bit pattern p (bit 3 * row + column, window rows/columns 0..2).
+        self.offsets = tuple(
+            tuple((b // 3 - 1) * width + b % 3 - 1 for b in range(9) if p >> b & 1)
+            for p in range(512)
+        )
 
 
 @lru_cache(maxsize=16)
@@ -287,11 +294,16 @@ def _solve(width, height, total_mines, numbers, visible_mines, full):
 
     # --- boxes: frontier cells touched by exactly the same constraints -----------------------
     sig_of: dict[int, int] = {}
+    offsets = geo.offsets
     for ci, (_, mask, centre) in enumerate(cons):
+        # The 3x3 window of mask around the number, as a 9-bit pattern.  Window cells that
+        # wrap to another row at the board's edge are never in mask: they are not neighbours.
+        base = centre - width - 1
+        x = mask >> base if base >= 0 else mask << -base
         bit = 1 << ci
-        for j in nlists[centre]:
-            if mask >> j & 1:
-                sig_of[j] = sig_of.get(j, 0) | bit
+        for o in offsets[(x & 7) | (x >> width & 7) << 3 | (x >> (2 * width) & 7) << 6]:
+            j = centre + o
+            sig_of[j] = sig_of.get(j, 0) | bit
     by_sig: dict[int, list[int]] = {}
     for j, sig in sig_of.items():
         by_sig.setdefault(sig, []).append(j)

@@ -177,6 +177,15 @@ def test_matches_brute_force_on_striped_positions(pos):
 # ---------------------------------------------------------------------------------------------
 
 
+def test_docstring_examples():
+    import doctest
+
+    import engine.deduce
+
+    result = doctest.testmod(engine.deduce)
+    assert result.attempted > 0 and result.failed == 0
+
+
 def test_analysis_is_frozen_dataclass():
     a = analyze(3, 1, 1, {(0, 0): 1}, [])
     assert isinstance(a, Analysis)
