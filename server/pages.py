@@ -238,11 +238,18 @@ LOBBY = "web:lobby"
 rematches). The home page lists the live ones; finished and vanished ones are pruned as it
 reads. One global key (like the room server's ``clocks``)."""
 LOBBY_SCAN = 60
+LOBBY_KEEP = 500
+LOBBY_MAX_AGE_MS = 7 * 24 * 3600 * 1000
 
 
 async def lobby_add(state: Any, room: Room) -> None:
+    """List ``room``; the set stays bounded (newest ``LOBBY_KEEP``, at most a week old)."""
     try:
-        await state.store.redis.zadd(LOBBY, {room.id: room.created_ms})
+        async with state.store.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(LOBBY, {room.id: room.created_ms})
+            pipe.zremrangebyscore(LOBBY, "-inf", room.created_ms - LOBBY_MAX_AGE_MS)
+            pipe.zremrangebyrank(LOBBY, 0, -LOBBY_KEEP - 1)
+            await pipe.execute()
     except Exception:  # the lobby is a convenience; the game exists either way
         pass
 

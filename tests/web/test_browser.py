@@ -226,21 +226,24 @@ def test_full_game_two_players_and_a_spectator(browser, web_server: LiveServer, 
             person.close()
 
 
-def test_board_fits_360px(browser, web_server: LiveServer) -> None:
-    """On a 360 px wide phone the whole board is visible without scrolling sideways."""
-    anna = Person.open(browser, web_server.url, "Anna", viewport={"width": 360, "height": 740},
-                       device_scale_factor=2, is_mobile=True, has_touch=True)
+@pytest.mark.parametrize("width, phone", [(360, True), (640, False)], ids=["phone-360px", "desktop-at-200pct"])
+def test_the_whole_board_fits(browser, web_server: LiveServer, width: int, phone: bool) -> None:
+    """On a 360 px wide phone, and on a 1280 px window zoomed to 200% (640 CSS px), the whole
+    board is visible without scrolling sideways, and nothing else overflows either."""
+    extra = {"is_mobile": True, "has_touch": True} if phone else {}
+    anna = Person.open(browser, web_server.url, "Anna", viewport={"width": width, "height": 740},
+                       device_scale_factor=2, **extra)
     try:
         anna.create_game(SEED)
         page = anna.page
-        width = page.evaluate("document.documentElement.scrollWidth")
-        assert width <= 360
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
         box = page.locator("#board").bounding_box()
-        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
         for r, c in ((0, 0), (0, 10), (10, 0), (10, 10)):
             cell = page.locator(f"#cell-{r}-{c}").bounding_box()
-            assert cell is not None and cell["x"] >= 0 and cell["x"] + cell["width"] <= 360
+            assert cell is not None and cell["x"] >= 0 and cell["x"] + cell["width"] <= width
             assert cell["width"] >= 24  # still a tappable size
+            assert abs(cell["width"] - cell["height"]) < 1  # square cells, every row alike
     finally:
         anna.close()
 
