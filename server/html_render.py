@@ -1,8 +1,9 @@
 """The browser's "html" codec: rooms and views rendered into HTML fragments, nothing else.
 
-Pure rendering: no I/O, no clock reads except the ``now_ms`` argument the caller passes for
-clocks. Python decides *what* each element says (classes, labels, texts: :class:`CellLook`,
-:func:`move_text`, :func:`status_text`); the Jinja2 macros in ``web/templates/_room.html``
+Pure rendering: no I/O; the only outside fact read is the wall clock, for the time left on a
+game clock (``now_ms`` arguments; the Codec methods, which have none, read it themselves).
+Python decides *what* each element says (classes, labels, texts: :class:`CellLook`,
+:func:`move_text`, :func:`status_look`); the Jinja2 macros in ``web/templates/_room.html``
 decide the markup. Pages and websocket frames use the same macros, so a live page and a
 reloaded one are byte-for-byte the same HTML.
 
