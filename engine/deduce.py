@@ -6,7 +6,8 @@ Pure and self-contained (stdlib only, no I/O). Cells are ``(r, c)`` tuples, ``r`
 A *consistent layout* places exactly ``total_mines - len(visible_mines)`` mines on the hidden
 cells (cells that are neither a shown number nor a visible mine) so that every shown number
 equals its count of neighbouring mines, visible ones included.  Everything below is exact over
-the set of all consistent layouts, each weighted equally; see ``docs/ENGINE.md`` ("Deduction").
+the set of all consistent layouts, each weighted equally; see ``docs/ENGINE.md`` ("Deduction")
+for the algorithm.  ``numbers`` maps cells to ints 0..8; ``visible_mines`` is read as a set.
 
 >>> revealable(3, 1, 1, {(0, 0): 1}, [])       # the 1 sees only (0, 1): it is the mine
 {(0, 2): 1}
@@ -82,14 +83,19 @@ def revealable(
     """Hidden cells that are safe and whose number is the same in every consistent layout.
 
     Maps each such cell to its number (neighbouring mines, visible ones included).  Hidden
-    certain mines are never included.  Raises ``ValueError`` on inconsistent input.
+    certain mines are never included.  Raises ``ValueError`` on inconsistent input.  Cheaper
+    than ``analyze(...).revealable`` (no per-cell probabilities), same answer.
 
     A revealed 0 does not flood: the duel start position reveals nothing more.
 
     >>> revealable(11, 11, 15, {(5, 5): 0}, [])
     {}
-    >>> revealable(3, 3, 1, {(1, 1): 1, (0, 0): 0, (0, 1): 0, (0, 2): 0}, [])
-    {}
+
+    (1, 1) is safe (it touches a 0) and sees both cells where the 1 at (0, 1) may have its
+    mine, so it shows 1 whichever holds it:
+
+    >>> revealable(3, 2, 1, {(0, 0): 0, (0, 1): 1, (1, 0): 0}, [])
+    {(1, 1): 1}
     """
     return _solve(width, height, total_mines, numbers, visible_mines, False)[0]
 
