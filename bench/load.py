@@ -57,6 +57,23 @@ def rss_mb(pid: int | None) -> float | None:
     return None
 
 
+def cpu_s(pid: int | None) -> float | None:
+    """User + system CPU seconds used so far by ``pid`` (from /proc)."""
+    if not pid:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return None
+
+
+def cpu_share(before: float | None, after: float | None, seconds: float) -> str:
+    if before is None or after is None:
+        return "n/a"
+    return f"{100 * (after - before) / seconds:.0f}%"
+
+
 @dataclass
 class Stats:
     moves_sent: int = 0
@@ -286,6 +303,7 @@ def main() -> None:
         p.start()
     barrier.wait(timeout=600)  # everybody connected
     t0 = time.monotonic()
+    cpu0 = (cpu_s(args.pid), cpu_s(args.redis_pid))
     print(f"mode={args.mode} connected in all {args.procs} client processes; server RSS {rss_mb(args.pid)} MB", flush=True)
 
     if args.mode == "idle":
@@ -314,7 +332,10 @@ def main() -> None:
         print(f"move-to-push latency over {len(lat)} deliveries: p50={percentile(lat, 50):.2f} ms "
               f"p90={percentile(lat, 90):.2f} ms p99={percentile(lat, 99):.2f} ms max={(lat[-1] / 1e6 if lat else float('nan')):.2f} ms")
         print(f"errors={errors or 0} sockets closed early={sum(o['closed'] for o in outs)}")
+        wall = time.monotonic() - t0
         print(f"server RSS: before={rss_before} MB, end of run={peak} MB; valkey RSS={rss_mb(args.redis_pid)} MB")
+        print(f"CPU over the run (of one core): server {cpu_share(cpu0[0], cpu_s(args.pid), wall)}, "
+              f"valkey {cpu_share(cpu0[1], cpu_s(args.redis_pid), wall)}")
     for p in procs:
         p.join(timeout=60)
     print(f"bench wall time {time.monotonic() - t0:.1f}s")

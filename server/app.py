@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib
 import logging
 from collections.abc import AsyncIterator, Sequence
@@ -96,6 +97,11 @@ def create_app(
             sweep = asyncio.create_task(sweeper.run(rooms, settings.sweep_interval_s), name="clock-sweeper")
             state.settings, state.store, state.auth = settings, store, Auth(key)
             state.rooms, state.hub, state.codecs = rooms, hub, all_codecs
+            # Fewer, cheaper cyclic-GC passes: long-lived start-up objects are frozen out of
+            # them and the young generation is collected less often (pauses showed up as p99).
+            gc.collect()
+            gc.freeze()
+            gc.set_threshold(20_000, 20, 50)
             yield
         finally:
             if sweep is not None:

@@ -97,9 +97,11 @@ def unpack(data: bytes) -> Any:
 class Store:
     """Thin async wrapper over one Redis connection pool; knows keys, not rules."""
 
-    def __init__(self, url: str, waitaof: bool = False) -> None:
+    def __init__(self, url: str, waitaof: bool = False, max_connections: int = 64) -> None:
         self.url = url
-        self.redis = aioredis.Redis.from_url(url, decode_responses=False, health_check_interval=0)
+        # Bounded: under a burst, callers wait for a free connection instead of opening hundreds.
+        pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=10)
+        self.redis = aioredis.Redis(connection_pool=pool, decode_responses=False)
         self._commit = self.redis.register_script(_COMMIT)
         self._presence = self.redis.register_script(_PRESENCE)
         self.waitaof = waitaof
