@@ -476,14 +476,28 @@ def _polymul(p: list[int], q: list[int]) -> list[int]:
     return out
 
 
+def _merge(table: dict, key: int, off: int, packed: int, slot: int) -> None:
+    """Add a packed polynomial ``x**off * packed`` into ``table[key]`` (an (offset, packed)
+    pair).  Offsets keep the packed ints short: they start at the fewest mines possible."""
+    old = table.get(key)
+    if old is None:
+        table[key] = (off, packed)
+        return
+    o, p = old
+    if o == off:
+        table[key] = (o, p + packed)
+    elif o < off:
+        table[key] = (o, p + (packed << ((off - o) * slot)))
+    else:
+        table[key] = (off, packed + (p << ((o - off) * slot)))
+
+
 def _unpack(value: int, slot: int) -> list[int]:
-    """Coefficients of a polynomial packed into one int, ``slot`` bits per coefficient."""
-    mask = (1 << slot) - 1
-    out = []
-    while value:
-        out.append(value & mask)
-        value >>= slot
-    return out
+    """Coefficients of a polynomial packed into one int, ``slot`` bits (whole bytes) per
+    coefficient."""
+    step = slot // 8
+    raw = value.to_bytes((value.bit_length() + 7) // 8, "little")
+    return [int.from_bytes(raw[j : j + step], "little") for j in range(0, len(raw), step)]
 
 
 _COMB = [[comb(n, k) for k in range(n + 1)] for n in range(9)]
@@ -544,9 +558,10 @@ class _Component:
 
     Boxes are assigned mine counts one at a time in ``order``.  A state is what every
     constraint still needs, packed 4 bits per constraint into one int; the states after each
-    box map to the layout counts of the boxes so far as a polynomial in their mine count,
-    packed ``slot`` bits per coefficient into one int (no coefficient can overflow: each is
-    at most the number of layouts of the component's cells).
+    box map to the layout counts of the boxes so far as a polynomial in their mine count:
+    ``(offset, packed)`` for ``x**offset * packed(x)``, ``slot`` bits (whole bytes) per
+    coefficient packed into one int (no coefficient can overflow: each is at most the number
+    of layouts of the component's cells, < 2**slot).
     """
 
     __slots__ = ("order", "sizes", "needs0", "layers", "trans", "slot", "poly", "single", "rest")
@@ -572,8 +587,9 @@ class _Component:
             bcons[b] = cs
             for c in cs:
                 cap[c] += sizes[b]
-        self.slot = slot = sum(sizes[b] for b in boxes) + 1
-        cur = {needs0: 1}
+        # bits per packed coefficient: more than the component's cells, in whole bytes
+        self.slot = slot = (sum(sizes[b] for b in boxes) // 8 + 1) * 8
+        cur = {needs0: (0, 1)}
         layers = [cur]
         trans = []
         for b in order:
@@ -584,9 +600,9 @@ class _Component:
             checks = [(4 * c, cap[c]) for c in cs]
             delta = sum(1 << (4 * c) for c in cs)
             combs = _COMB[s]
-            nxt: dict[int, int] = {}
+            nxt: dict[int, tuple[int, int]] = {}
             tr: dict[int, list[tuple[int, int]]] = {}
-            for key, poly in cur.items():
+            for key, (off, poly) in cur.items():
                 kmin = 0
                 kmax = s
                 for sh, cp in checks:
@@ -599,10 +615,8 @@ class _Component:
                 moves = []
                 for k in range(kmin, kmax + 1):
                     nk = key - k * delta
-                    term = (poly * combs[k]) << (k * slot) if k else poly
                     moves.append((k, nk))
-                    old = nxt.get(nk)
-                    nxt[nk] = term if old is None else old + term
+                    _merge(nxt, nk, off + k, poly * combs[k], slot)
                 tr[key] = moves
             trans.append(tr)
             layers.append(nxt)
@@ -611,7 +625,8 @@ class _Component:
             raise ValueError("no consistent layout")
         self.layers = layers
         self.trans = trans
-        self.poly = poly = _unpack(cur[0], slot)
+        off, packed = cur[0]
+        self.poly = poly = [0] * off + _unpack(packed, slot)
         nz = [m for m, w in enumerate(poly) if w]
         self.single = nz[0] if len(nz) == 1 else None
 
@@ -624,38 +639,42 @@ class _Component:
             need = self.single
             return [(self.order[0], self.poly[need] * rest[need] * need, 1 << need)]
         slot = self.slot
-        mask = (1 << slot) - 1
+        step = slot // 8
+        from_bytes = int.from_bytes
         nrest = len(rest)
         out = []
-        back = {0: 1}
+        back = {0: (0, 1)}  # state -> layouts of the boxes after it, by their mines
         for i in range(len(self.order) - 1, -1, -1):
             b = self.order[i]
             combs = _COMB[self.sizes[b]]
             fwd = self.layers[i]
-            nb: dict[int, int] = {}
-            q: dict[int, int] = {}
+            nb: dict[int, tuple[int, int]] = {}
+            q: dict[int, tuple[int, int]] = {}  # k -> layouts with k mines here, by the rest
             for key, moves in self.trans[i].items():
-                acc = 0
+                foff, fpoly = fwd[key]
                 for k, nk in moves:
                     bv = back.get(nk)
                     if bv is None:
                         continue
-                    t = bv * combs[k]
-                    acc += t << (k * slot)
-                    q[k] = q.get(k, 0) + fwd[key] * t
-                if acc:
-                    nb[key] = acc
+                    boff, bpoly = bv
+                    t = bpoly * combs[k]
+                    _merge(nb, key, boff + k, t, slot)
+                    _merge(q, k, foff + boff, fpoly * t, slot)
             back = nb
             num = 0
             kset = 0
-            for k, v in q.items():
+            for k, (off, v) in q.items():
+                # v packs, by the mines m' = off + j on the other boxes of the component, the
+                # layouts with k mines here; weigh each by the layouts outside.
+                raw = v.to_bytes((v.bit_length() + 7) // 8, "little")
                 w = 0
-                m = k
-                while v and m < nrest:
-                    c = v & mask
+                m = off + k
+                for j in range(0, len(raw), step):
+                    if m >= nrest:
+                        break
+                    c = from_bytes(raw[j : j + step], "little")
                     if c:
                         w += c * rest[m]
-                    v >>= slot
                     m += 1
                 if w:
                     kset |= 1 << k
