@@ -126,10 +126,9 @@ def analyze(
 class _Geometry:
     """Per board size: cell <-> index ``r * width + c``, neighbour lists and bitmasks."""
 
-    __slots__ = ("width", "index", "cells", "nlists", "nmasks", "full", "offsets")
+    __slots__ = ("index", "cells", "nlists", "nmasks", "full", "offsets")
 
     def __init__(self, width: int, height: int) -> None:
-        self.width = width
         self.cells = tuple((r, c) for r in range(height) for c in range(width))
         self.index = {cell: i for i, cell in enumerate(self.cells)}
         self.nlists = tuple(
