@@ -11,8 +11,15 @@ connection:
 - one already at ``v`` or beyond gets nothing (it got a fresher snapshot meanwhile).
 
 A connection whose bounded queue is full is closed with 1013 (it resyncs on reconnect). When
-the pub/sub connection drops, messages are lost: after reconnecting, the hub resubscribes and
-sends every local connection a fresh snapshot.
+the pub/sub connection drops, messages are lost: the hub reconnects with backoff (no process
+restart, however long Redis is away); if the first attempt fails it tells every local
+connection the service is interrupted (``codec.error("unavailable", ...)``), and once back it
+resubscribes and sends every local connection a fresh snapshot.
+
+Operations: connects, disconnects and dropped slow consumers are logged one line each
+(:mod:`server.logs`) and counted in :class:`~server.metrics.Metrics`, as are the pub/sub
+losses; the move-to-push latency of moves taken by this process is observed when their update
+has been queued on the local connections.
 
 Lifecycle of a connection (done by the edges)::
 
@@ -25,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -33,6 +41,9 @@ from typing import Any
 from engine import SPECTATOR, Event
 
 from .fanout import Codec, Connection, Frame
+from .logs import event
+from .metrics import Metrics
+from .ops import UNAVAILABLE, UNAVAILABLE_MESSAGE, is_outage, redis_down
 from .pubsub import PubSubConnection
 from .room import Room, events_from_data
 from .rooms import Rooms
@@ -66,17 +77,20 @@ class Hub:
         *,
         process_id: str | None = None,
         presence_ttl_s: int = 30,
+        metrics: Metrics | None = None,
     ) -> None:
         self.store = store
         self.rooms = rooms
         self.codecs = codecs
         self.process_id = process_id or uuid.uuid4().hex
         self.presence_ttl_s = presence_ttl_s
+        self.metrics = metrics or Metrics()
         self.entries: dict[str, _Entry] = {}
-        self._recent: OrderedDict[bytes, tuple[Room, list[Event]]] = OrderedDict()
+        self._recent: OrderedDict[bytes, tuple[Room, list[Event], float | None]] = OrderedDict()
         self._ps = PubSubConnection(store.url)
         self._task: asyncio.Task[None] | None = None
         self._refresh_task: asyncio.Task[None] | None = None
+        self._resync_task: asyncio.Task[None] | None = None
         self._connected = asyncio.Event()
         self._stopping = False
         self.reconnects = 0
@@ -96,7 +110,7 @@ class Hub:
         for entry in self.entries.values():
             for conn in list(entry.conns):
                 conn.close(RESTART, "server restart")
-        for task in (self._task, self._refresh_task):
+        for task in (self._task, self._refresh_task, self._resync_task):
             if task is not None:
                 task.cancel()
                 try:
@@ -142,6 +156,8 @@ class Hub:
         frame = codec.presence(entry.room, entry.watchers)
         if frame is not None:
             conn.send(frame)
+        event(log, "connect", room=room_id, player=conn.player_id, viewer=conn.viewer, codec=conn.codec,
+              v=entry.room.version)
         return entry.room
 
     async def detach(self, room_id: str, conn: Connection) -> None:
@@ -149,13 +165,16 @@ class Hub:
         if entry is None or conn not in entry.conns:
             return
         entry.conns.discard(conn)
+        if conn.version is not None:
+            event(log, "disconnect", room=room_id, player=conn.player_id, viewer=conn.viewer, codec=conn.codec,
+                  close=getattr(conn, "close_code", None))
         if conn.viewer == SPECTATOR and conn.version is not None:
             entry.spectators = max(0, entry.spectators - 1)
             try:
                 await self.store.set_watchers(room_id, self.process_id, entry.spectators,
                                               self.presence_ttl_s, publish=True)
-            except Exception:  # Redis down: the field expires by itself
-                log.debug("presence update failed for %s", room_id, exc_info=True)
+            except Exception as exc:  # Redis down: the field expires by itself
+                redis_down(self.metrics, "presence", exc, room=room_id)
         if not entry.conns and self.entries.get(room_id) is entry:
             del self.entries[room_id]
             try:
@@ -167,7 +186,7 @@ class Hub:
         """Queue a full snapshot of ``room`` for ``conn`` unless it already has a newer one."""
         if conn.version is not None and conn.version > room.version:
             return
-        self._deliver(conn, self.codecs[conn.codec].snapshot(room, conn.viewer), room.version)
+        self._deliver(conn, self.codecs[conn.codec].snapshot(room, conn.viewer), room.version, room.id)
 
     def cached_room(self, room_id: str) -> Room | None:
         """The last Room seen for a locally watched room while pub/sub is up, else ``None``."""
@@ -176,13 +195,15 @@ class Hub:
             return None
         return entry.room
 
-    def note_commit(self, nonce: bytes, room: Room | None, events: list[Any]) -> None:
+    def note_commit(self, nonce: bytes, room: Room | None, events: list[Any], started: float | None = None) -> None:
         """The room service is about to commit ``room`` (``None``: that commit lost). When its
-        message comes back, the hub uses this Room instead of decoding the message again."""
+        message comes back, the hub uses this Room instead of decoding the message again, and
+        observes the move-to-push latency from ``started`` (``time.perf_counter()`` when the
+        move was received)."""
         if room is None:
             self._recent.pop(nonce, None)
         elif room.id in self.entries:
-            self._recent[nonce] = (room, events)
+            self._recent[nonce] = (room, events, started)
             while len(self._recent) > 1024:
                 self._recent.popitem(last=False)
 
@@ -195,13 +216,31 @@ class Hub:
         except ConnectionError:
             entry.pending -= 1  # resubscribed after the reconnect
 
-    def _deliver(self, conn: Connection, frame: Frame, version: int) -> None:
+    def _deliver(self, conn: Connection, frame: Frame, version: int, room_id: str) -> None:
         if conn.send(frame):
             conn.version = version
             self.stats["frames"] += 1
+            self.metrics.frames.inc()
         else:
-            self.stats["slow_closed"] += 1
-            conn.close(SLOW, "too slow: reconnect to resync")
+            self._drop_slow(conn, room_id)
+
+    def _drop_slow(self, conn: Connection, room_id: str) -> None:
+        self.stats["slow_closed"] += 1
+        self.metrics.slow_consumers.inc()
+        event(log, "slow_consumer_dropped", level=logging.WARNING, room=room_id, player=conn.player_id,
+              viewer=conn.viewer, codec=conn.codec)
+        conn.close(SLOW, "too slow: reconnect to resync")
+
+    def _interrupted(self) -> None:
+        """Redis is unreachable: tell every local connection (one frame per codec)."""
+        frames: dict[str, Frame] = {}
+        for entry in list(self.entries.values()):
+            for conn in list(entry.conns):
+                if conn.version is None:
+                    continue
+                if conn.codec not in frames:
+                    frames[conn.codec] = self.codecs[conn.codec].error(UNAVAILABLE, UNAVAILABLE_MESSAGE)
+                conn.send(frames[conn.codec])  # a full queue is dropped by the resync's snapshot anyway
 
     async def _run(self) -> None:
         backoff = 0.05
@@ -216,34 +255,62 @@ class Hub:
             except Exception as exc:
                 if self._stopping:
                     return
-                log.warning("pub/sub connection lost (%s); reconnecting", exc)
+                redis_down(self.metrics, "pubsub", exc)
+            lost_at = time.monotonic()
             self._connected.clear()
             self._ps.close()
+            if self._resync_task is not None:
+                self._resync_task.cancel()
             for entry in self.entries.values():
                 entry.ready.clear()
                 entry.pending = 0
-            while not self._stopping:
+            attempts = 0
+            while not self._stopping:  # until Redis is back or the process stops: backoff ≤ 2 s
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 2.0)
                 try:
                     await self._ps.connect()
                     break
                 except (OSError, asyncio.TimeoutError) as exc:
-                    log.info("pub/sub reconnect failed: %s", exc)
+                    attempts += 1
+                    if attempts == 1:
+                        event(log, "redis_unavailable", level=logging.WARNING, error=type(exc).__name__,
+                              rooms=len(self.entries))
+                        self._interrupted()
+            if self._stopping:
+                return
             self.reconnects += 1
+            self.metrics.pubsub_reconnects.inc()
             self._connected.set()
+            event(log, "redis_restored", level=logging.WARNING, down_ms=int(1000 * (time.monotonic() - lost_at)),
+                  rooms=len(self.entries))
             for room_id, entry in self.entries.items():
                 self._subscribe(room_id, entry)
-            asyncio.create_task(self._resync_all())
+            self._resync_task = asyncio.create_task(self._resync_all(), name="hub-resync")
 
-    async def _resync_all(self) -> None:
-        """After a reconnect: wait for the subscriptions, then a fresh snapshot for everyone."""
+    async def _resync_all(self, attempts: int = 50) -> None:
+        """After a reconnect: wait for the subscriptions, then a fresh snapshot for everyone.
+
+        Redis may still be loading its AOF after a restart: each room's load is retried with
+        backoff (bounded; a later loss of the link cancels this and starts a new resync)."""
         for room_id, entry in list(self.entries.items()):
-            try:
-                await asyncio.wait_for(entry.ready.wait(), 10)
-                room = await self.rooms.load(room_id)
-            except Exception:
-                log.warning("resync of %s failed; closing its connections", room_id, exc_info=True)
+            room: Room | None = None
+            delay = 0.05
+            for _ in range(attempts):
+                try:
+                    await asyncio.wait_for(entry.ready.wait(), 10)
+                    room = await self.rooms.load(room_id)
+                    break
+                except Exception as exc:
+                    if not is_outage(exc) and not isinstance(exc, asyncio.TimeoutError):
+                        log.exception("resync of %s failed", room_id)
+                        break
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 1.0)
+            if self.entries.get(room_id) is not entry:
+                continue  # everybody left meanwhile
+            if room is None:
+                event(log, "resync_failed", level=logging.WARNING, room=room_id)
                 for conn in list(entry.conns):
                     conn.close(SERVER_ERROR, "resync failed")
                 continue
@@ -288,7 +355,7 @@ class Hub:
                 frames[conn.codec] = self.codecs[conn.codec].presence(entry.room, watchers)
             frame = frames[conn.codec]
             if frame is not None and not conn.send(frame):
-                conn.close(SLOW, "too slow: reconnect to resync")
+                self._drop_slow(conn, entry.room.id)
 
     def _on_commit(self, room_id: str, entry: _Entry, payload: bytes) -> None:
         _tag, version, data, events_data, nonce = unpack(payload)
@@ -297,14 +364,17 @@ class Hub:
             self._recent.pop(nonce, None)
             return
         local = self._recent.pop(nonce, None)
+        started = None
         if local is not None:
-            new, events = local
+            new, events, started = local
         else:
             new, events = Room.from_data(unpack(data)), events_from_data(events_data)
         entry.room = new
         if old is not None and old.players != new.players:
             self._reseat(entry, new)
         self._fan_out(entry, old, new, events)
+        if started is not None and entry.conns:
+            self.metrics.push_latency.observe(time.perf_counter() - started)
 
     def _reseat(self, entry: _Entry, room: Room) -> None:
         """A player who was watching took a seat (or the reverse): switch its viewer class."""
@@ -334,7 +404,7 @@ class Hub:
                 frame = codec.update(old, new, conn.viewer, events) if is_update and old else codec.snapshot(new, conn.viewer)
                 frames[key] = frame
                 self.stats["renders"] += 1
-            self._deliver(conn, frame, v)
+            self._deliver(conn, frame, v, new.id)
 
     async def _refresh_presence(self) -> None:
         """Keep this process's spectator fields alive (they expire if the process dies)."""
@@ -346,5 +416,5 @@ class Hub:
                     try:
                         await self.store.set_watchers(room_id, self.process_id, entry.spectators,
                                                       self.presence_ttl_s, publish=False)
-                    except Exception:
-                        log.debug("presence refresh failed", exc_info=True)
+                    except Exception as exc:
+                        redis_down(self.metrics, "presence", exc, room=room_id)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from typing import Any
 
 FORBIDDEN_KEYS = frozenset({"token", "salt", "mines", "layout", "secret", "state"})
@@ -36,9 +37,40 @@ def event(log: logging.Logger, name: str, /, level: int = logging.INFO, **fields
         log.log(level, format_event(name, **fields))
 
 
+_TOKEN = re.compile(r"((?:^|[?&\s])token=)[^&\s\"']+", re.IGNORECASE)
+_BEARER = re.compile(r"(bearer\s+)[A-Za-z0-9._~+/=-]+", re.IGNORECASE)
+
+
+def redact(text: str) -> str:
+    """``text`` with token query parameters and bearer credentials replaced by ``[redacted]``."""
+    return _BEARER.sub(r"\1[redacted]", _TOKEN.sub(r"\1[redacted]", text))
+
+
+class RedactFilter(logging.Filter):
+    """Scrubs credentials from any record, including other libraries' (uvicorn logs the
+    websocket path with its query string, and clients may pass ``?token=`` there)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken format string: leave it to the handler to complain
+            return True
+        clean = redact(message)
+        if clean != message:
+            record.msg, record.args = clean, None
+        return True
+
+
 def configure(level: str = "info") -> None:
-    """Plain ``time level logger message`` lines on stderr; messages are already key=value."""
+    """``ts=... level=... logger=... event=...`` lines on stderr, credentials redacted from
+    every handler (ours and uvicorn's). Idempotent."""
     logging.basicConfig(
         level=level.upper(),
         format="ts=%(asctime)s level=%(levelname)s logger=%(name)s %(message)s",
     )
+    logging.getLogger("mineduel").setLevel(level.upper())
+    loggers = [logging.getLogger(), *(logging.getLogger(n) for n in ("uvicorn", "uvicorn.error", "uvicorn.access"))]
+    for logger in loggers:
+        for handler in logger.handlers:
+            if not any(isinstance(f, RedactFilter) for f in handler.filters):
+                handler.addFilter(RedactFilter())

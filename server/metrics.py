@@ -2,14 +2,30 @@
 
 Each app gets its own registry (no module-level metrics): several apps in one test process,
 or a restarted app, never collide. Names follow Prometheus conventions; the help texts say
-what is counted.
+what is counted. Counters and the histogram are updated where things happen (room service,
+hub, edges); the gauges that describe the hub's current state (connections, rooms, caches)
+are read from it when ``/metrics`` is scraped (:meth:`Metrics.render`), so they cannot drift.
+
+Every label has a small fixed set of values: ``kind`` (player/spectator), ``codec``
+(msgpack/html), commit ``kind`` (create/join/move/rematch), Redis ``op``
+(commit/load/pubsub/sweep/health/presence/http), close ``reason`` (:func:`reason_label`).
 """
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+REASONS = frozenset({"rate_limit_exceeded", "frame_too_large", "bad_token", "unknown_game", "foreign_origin"})
+
+
+def reason_label(reason: str) -> str:
+    """A close reason as a bounded label: known slugs as themselves, anything else ``other``."""
+    slug = re.sub(r"[^a-z0-9]+", "_", reason.lower()).strip("_")
+    return slug if slug in REASONS else ("none" if not slug else "other")
 
 
 class Metrics:
@@ -22,15 +38,23 @@ class Metrics:
             ["kind", "codec"], registry=r,
         )
         self.rooms_live = Gauge("mineduel_rooms_live", "Rooms with at least one local connection.", registry=r)
-        self.moves_committed = Counter("mineduel_moves_committed", "Room changes committed by this process.", registry=r)
+        self.moves_committed = Counter(
+            "mineduel_moves_committed", "Room changes committed by this process, by kind (create/join/move/rematch).",
+            ["kind"], registry=r,
+        )
         self.commit_conflicts = Counter(
             "mineduel_commit_conflicts", "Commits that lost the compare-and-set on the room version.", registry=r
         )
         self.push_latency = Histogram(
-            "mineduel_move_to_push_seconds", "From receiving a move to queueing its update on a local connection.",
+            "mineduel_move_to_push_seconds",
+            "From receiving a move to queueing its update on the local connections (moves taken by this process).",
             buckets=LATENCY_BUCKETS, registry=r,
         )
-        self.redis_errors = Counter("mineduel_redis_errors", "Redis calls that failed.", registry=r)
+        self.redis_errors = Counter("mineduel_redis_errors", "Redis calls that failed, by operation.", ["op"],
+                                    registry=r)
+        self.redis_up = Gauge("mineduel_redis_up", "1 while the pub/sub link to Redis is up, else 0.", registry=r)
+        self.pubsub_reconnects = Counter("mineduel_pubsub_reconnects", "Pub/sub reconnections after a loss.",
+                                         registry=r)
         self.slow_consumers = Counter(
             "mineduel_slow_consumers_dropped", "Connections closed because their send queue was full.", registry=r
         )
@@ -38,6 +62,33 @@ class Metrics:
             "mineduel_policy_closes", "Connections closed with 1008, by reason.", ["reason"], registry=r
         )
         self.bad_messages = Counter("mineduel_bad_messages", "Client frames refused by the wire parser.", registry=r)
+        self.unavailable = Counter(
+            "mineduel_unavailable_refusals", "Client actions refused because Redis was unreachable.", registry=r
+        )
+        self.frames = Counter("mineduel_frames_queued", "Frames queued on local connections by the hub.", registry=r)
+        self.hub_recent = Gauge("mineduel_hub_pending_local_commits",
+                                "Local commits waiting for their pub/sub echo (bounded cache).", registry=r)
+        self.hub_cached_rooms = Gauge("mineduel_hub_cached_rooms", "Rooms whose latest state the hub caches.",
+                                      registry=r)
 
-    def render(self) -> bytes:
+    def render(self, hub: Any = None) -> bytes:
+        """The exposition text; first reads the hub's current state into the gauges."""
+        if hub is not None:
+            self.observe_hub(hub)
         return generate_latest(self.registry)
+
+    def observe_hub(self, hub: Any) -> None:
+        counts: dict[tuple[str, str], int] = {}
+        cached = 0
+        for entry in list(hub.entries.values()):
+            cached += entry.room is not None
+            for conn in list(entry.conns):
+                key = ("spectator" if conn.viewer == 2 else "player", conn.codec)
+                counts[key] = counts.get(key, 0) + 1
+        for kind in ("player", "spectator"):
+            for codec in hub.codecs:
+                self.connections.labels(kind, codec).set(counts.get((kind, codec), 0))
+        self.rooms_live.set(len(hub.entries))
+        self.hub_cached_rooms.set(cached)
+        self.hub_recent.set(len(hub._recent))
+        self.redis_up.set(1 if hub.connected else 0)

@@ -6,6 +6,15 @@ action changes nothing anywhere. Results reach connected clients through the hub
 process's pub/sub), never through the return value, so the caller's own socket gets exactly
 what everybody else gets.
 
+Retention: every commit renews the expiry of the room's keys — ``finished_ttl_s`` once the
+game is over, ``idle_ttl_s`` before (an abandoned room goes away that long after its last
+change); 0 keeps them forever.
+
+Operations: each commit is counted (:class:`~server.metrics.Metrics`) and logged as one
+``event=<kind>_committed`` line (``move_committed``, ``join_committed``...: room, version,
+seat, player id, action), each lost compare-and-set as
+``event=commit_conflict``.
+
 Concurrency: the commit succeeds only if the stored version is still the one the change was
 computed from. A move carries the version its sender saw, so when another change won the
 race the move is refused as stale (the client gets a fresh snapshot). Changes without a seen
@@ -14,6 +23,7 @@ version (join, resign, timeout, rematch) reload and retry, at most ``retries`` t
 
 from __future__ import annotations
 
+import logging
 import random
 import secrets
 import time
@@ -24,8 +34,14 @@ from engine import Duel, Explore, Mark, Move, Resign, Timeout, move_to_data
 from engine.clock import Clock
 from engine.rules import RULESETS
 
+from .logs import event
+from .metrics import Metrics
 from .room import Player, Room, Status, clone_duel, events_to_data
 from .store import Store, pack, unpack
+
+log = logging.getLogger("mineduel.rooms")
+
+DAY_S = 86_400
 
 
 class RoomError(Exception):
@@ -99,15 +115,22 @@ class Rooms:
         *,
         retries: int = 8,
         now_ms: Callable[[], int] = wall_ms,
-        on_commit: Callable[[bytes, Room | None, list[Any]], None] | None = None,
+        on_commit: Callable[[bytes, Room | None, list[Any], float | None], None] | None = None,
+        metrics: Metrics | None = None,
+        finished_ttl_s: int = 30 * DAY_S,
+        idle_ttl_s: int = 7 * DAY_S,
     ) -> None:
         self.store = store
         self.retries = retries
         self.now_ms = now_ms
         self.on_commit = on_commit
-        """Called with ``(nonce, room, events)`` just before each commit this process attempts,
-        and with ``(nonce, None, [])`` if it lost: the hub then uses the Room it already has
-        when the commit's message (which carries the nonce) comes back over pub/sub."""
+        """Called with ``(nonce, room, events, started)`` just before each commit this process
+        attempts, and with ``(nonce, None, [], None)`` if it lost: the hub then uses the Room it
+        already has when the commit's message (which carries the nonce) comes back over pub/sub.
+        ``started`` is the ``time.perf_counter()`` at which the move arrived (or ``None``)."""
+        self.metrics = metrics or Metrics()
+        self.finished_ttl_s = finished_ttl_s
+        self.idle_ttl_s = idle_ttl_s
         self._nonce = secrets.token_bytes(6)
         self._count = 0
         self.cached: Callable[[str], Room | None] = lambda room_id: None
@@ -219,6 +242,7 @@ class Rooms:
         committed instead), or ``IllegalMove`` from the engine. ``seen_version=None`` skips
         the check and retries lost races (used for resign and timeout).
         """
+        started = time.perf_counter()
         for attempt in range(self.retries):
             room = self.cached(room_id) if attempt == 0 else None
             if room is None or (seen_version is not None and seen_version != room.version):
@@ -234,7 +258,7 @@ class Rooms:
                 if timed is not None:
                     raise TimedOut("your time ran out", timed)
                 continue
-            new = await self._apply(room, seat, move, now)
+            new = await self._apply(room, seat, move, now, started)
             if new is not None:
                 return new
             if seen_version is not None:
@@ -292,7 +316,7 @@ class Rooms:
 
     # ------------------------------------------------------------------ internals
 
-    async def _apply(self, room: Room, seat: int, move: Move, now: int) -> Room | None:
+    async def _apply(self, room: Room, seat: int, move: Move, now: int, started: float | None = None) -> Room | None:
         """Apply ``move`` to a copy and commit it; ``None`` if another change won the race."""
         duel = clone_duel(room.duel)
         events = duel.apply(seat, move)  # IllegalMove propagates; the stored room is untouched
@@ -303,10 +327,16 @@ class Rooms:
             elif isinstance(move, (Explore, Mark)) and clock.running == seat:
                 clock = clock.press(seat, now)
         new = room.evolve(version=room.version + 1, duel=duel, clock=clock)
-        ok, _ = await self._commit(room.version, new, "move", [seat, *move_to_data(move)], events)
+        ok, _ = await self._commit(room.version, new, "move", [seat, *move_to_data(move)], events, started)
         return new if ok else None
 
-    async def _commit(self, expected: int | None, new: Room, kind: str, detail: list[Any], events: list[Any]) -> tuple[bool, int | None]:
+    def ttl_s(self, room: Room) -> int | None:
+        """How long the room's keys live after this change (``None``: forever)."""
+        ttl = self.finished_ttl_s if room.status is Status.OVER else self.idle_ttl_s
+        return ttl or None
+
+    async def _commit(self, expected: int | None, new: Room, kind: str, detail: list[Any], events: list[Any],
+                      started: float | None = None) -> tuple[bool, int | None]:
         data = pack(new.to_data())
         ev = events_to_data(events)
         self._count += 1
@@ -316,17 +346,29 @@ class Rooms:
         if new.clock is not None and new.status is Status.PLAYING:
             deadline = new.clock.deadline_ms()
         if self.on_commit is not None:
-            self.on_commit(nonce, new, events)
+            self.on_commit(nonce, new, events, started)
         try:
             result = await self.store.commit(
-                new.id, expected, new.version, data, pack([new.version, kind, detail]), message, deadline
+                new.id, expected, new.version, data, pack([new.version, kind, detail]), message, deadline,
+                self.ttl_s(new),
             )
         except BaseException:
             result = (False, None)
             raise
         finally:
             if not result[0] and self.on_commit is not None:
-                self.on_commit(nonce, None, [])
+                self.on_commit(nonce, None, [], None)
+        seat = detail[0] if kind in ("move", "join") and detail else None
+        player = new.players[seat] if seat in (0, 1) else None
+        if result[0]:
+            self.metrics.moves_committed.labels(kind).inc()
+            event(log, f"{kind}_committed", room=new.id, v=new.version, kind=kind, seat=seat,
+                  player=player.id if player is not None else None,
+                  action=detail[1] if kind == "move" and len(detail) > 1 else None, status=new.status.value)
+        else:
+            self.metrics.commit_conflicts.inc()
+            event(log, "commit_conflict", room=new.id, v=new.version, expected=expected, found=result[1], kind=kind,
+                  seat=seat, player=player.id if player is not None else None)
         return result
 
 

@@ -12,8 +12,15 @@ key                        type    content
 =========================  ======  ==========================================================
 
 The commit is ONE Lua script: compare the stored version with the expected one, and only then
-write the state, append to the log, update the clock deadline and publish. Two processes can
-never both commit version N. (``clocks`` is one global key: on a Redis Cluster it would have to
+write the state, append to the log, update the clock deadline, renew the room's retention
+(``EXPIRE`` on its state and log: see :class:`~server.config.Settings` ``finished_ttl_s`` and
+``idle_ttl_s``) and publish. Two processes can never both commit version N.
+
+Durability: the embedded server runs ``appendfsync always``, so Redis fsyncs the AOF before it
+sends the script's reply and the PUBLISHed message (both leave in the same event-loop turn,
+after the fsync): an update frame is built from a durable commit. With an external server the
+commit also waits for ``WAITAOF 1 0`` (see docs/RELIABILITY.md, "Faults", for the trade-off
+with ``appendfsync everysec``). (``clocks`` is one global key: on a Redis Cluster it would have to
 become one ZSET per slot; everything else is cluster-ready.)
 """
 
@@ -44,6 +51,10 @@ if ARGV[7] == '' then
   redis.call('ZREM', KEYS[4], ARGV[6])
 else
   redis.call('ZADD', KEYS[4], ARGV[7], ARGV[6])
+end
+if ARGV[8] ~= '' then
+  redis.call('EXPIRE', KEYS[1], ARGV[8])
+  redis.call('EXPIRE', KEYS[2], ARGV[8])
 end
 redis.call('PUBLISH', KEYS[3], ARGV[5])
 return {1, ARGV[2]}
@@ -100,7 +111,10 @@ class Store:
     def __init__(self, url: str, waitaof: bool = False, max_connections: int = 64) -> None:
         self.url = url
         # Bounded: under a burst, callers wait for a free connection instead of opening hundreds.
-        pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=10)
+        # Timeouts: a Redis that stops answering fails calls (edges answer "unavailable")
+        # instead of hanging them; no retries: a failed commit is reported, never replayed.
+        pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=10,
+                                                        socket_timeout=5, socket_connect_timeout=2)
         self.redis = aioredis.Redis(connection_pool=pool, decode_responses=False)
         self._commit = self.redis.register_script(_COMMIT)
         self._presence = self.redis.register_script(_PRESENCE)
@@ -133,17 +147,19 @@ class Store:
         log_entry: bytes,
         message: bytes,
         deadline_ms: int | None,
+        ttl_s: int | None = None,
     ) -> tuple[bool, int | None]:
         """Write version ``version`` iff the stored one is ``expected`` (``None`` = must not exist).
 
-        Returns ``(True, version)`` or ``(False, stored version or None)``. When the settings
-        ask for it, waits until the write is fsynced to the AOF before returning.
+        Returns ``(True, version)`` or ``(False, stored version or None)``. ``ttl_s`` (re)sets
+        the expiry of the room's state and log (``None``: keep them). When the settings ask
+        for it, waits until the write is fsynced to the AOF before returning.
         """
         ok, current = await self._commit(
             keys=[state_key(room_id), log_key(room_id), channel(room_id), CLOCKS],
             args=[
                 -1 if expected is None else expected, version, data, log_entry, message, room_id,
-                "" if deadline_ms is None else deadline_ms,
+                "" if deadline_ms is None else deadline_ms, "" if not ttl_s else int(ttl_s),
             ],
         )
         if not ok:
@@ -160,6 +176,15 @@ class Store:
         except ResponseError as exc:  # an old server without WAITAOF: stop asking
             log.warning("WAITAOF unsupported (%s); relying on the server's fsync policy", exc)
             self.waitaof = False
+
+    async def durability(self) -> dict[str, str]:
+        """The server's ``appendonly`` and ``appendfsync`` settings (empty if CONFIG is refused)."""
+        try:
+            found = await self.redis.config_get("append*")
+        except ResponseError:
+            return {}
+        return {(k.decode() if isinstance(k, bytes) else k): (v.decode() if isinstance(v, bytes) else v)
+                for k, v in found.items() if k in (b"appendonly", b"appendfsync", "appendonly", "appendfsync")}
 
     async def move_log(self, room_id: str) -> list[Any]:
         return [unpack(x) for x in await self.redis.lrange(log_key(room_id), 0, -1)]
