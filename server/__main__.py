@@ -49,12 +49,14 @@ def main(argv: list[str] | None = None) -> int:
             port=settings.port,
             workers=settings.workers,
             log_level=settings.log_level,
-            ws_max_size=max(65536, settings.max_frame_bytes * 4),
-            ws_ping_interval=20.0,
+            # frames above 4x the app's limit are refused (1009) before they are buffered whole
+            ws_max_size=settings.max_frame_bytes * 4,
+            ws_ping_interval=settings.ws_ping_interval_s,
             ws_per_message_deflate=settings.ws_deflate,
-            ws_ping_timeout=20.0,
+            ws_ping_timeout=settings.ws_ping_timeout_s,
             timeout_graceful_shutdown=5,
-            proxy_headers=True,
+            # forwarded headers are read by the app, and only with MINEDUEL_TRUSTED_PROXY (server/guard.py)
+            proxy_headers=False,
         )
     finally:
         if embedded is not None:

@@ -14,10 +14,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from engine import SPECTATOR
+from engine import RULESETS, SPECTATOR
 
-from .auth import bearer_token
+from .auth import BadName, bearer_token, validate_name
 from .codec_msgpack import now_ms
+from .guard import Limited, guard_of, too_many
 from .room import Player, Room
 from .rooms import RoomError
 
@@ -69,6 +70,8 @@ def _handles(fn):  # noqa: ANN001, ANN202 - a tiny decorator mapping errors to r
             return error(exc.status, exc.code, exc.message)
         except RoomError as exc:
             return error(exc.http_status, exc.code, exc.message)
+        except Limited as exc:
+            return too_many(exc, json_body=True)
 
     endpoint.__name__ = fn.__name__
     return endpoint
@@ -86,9 +89,11 @@ def game_json(room: Room, viewer: int) -> dict[str, Any]:
 @_handles
 async def create_guest(request: Request) -> JSONResponse:
     body = await _body(request)
-    name = body.get("name")
-    if name is not None and not isinstance(name, str):
-        raise ApiError(400, "bad_field", "\"name\" must be a string")
+    try:
+        name = validate_name(body.get("name"))
+    except BadName as exc:
+        raise ApiError(400, "bad_field", f"\"name\": {exc}") from None
+    guard_of(request).new_guest(request)
     player, token = request.app.state.auth.issue(name)
     return JSONResponse({"id": player.id, "name": player.name, "token": token}, status_code=201)
 
@@ -124,7 +129,11 @@ async def create_game(request: Request) -> JSONResponse:
             raise ApiError(400, "bad_field", "\"seed\" must be an integer")
     if not isinstance(ruleset, str):
         raise ApiError(400, "bad_field", "\"ruleset\" must be a string")
-    room = await state.rooms.create(player, ruleset=ruleset, clock=_clock(body.get("clock")), seat=seat, seed=seed)
+    if ruleset not in RULESETS:
+        raise ApiError(400, "bad_request", f"unknown ruleset; use one of {sorted(RULESETS)}")
+    clock = _clock(body.get("clock"))
+    guard_of(request).new_game(request)
+    room = await state.rooms.create(player, ruleset=ruleset, clock=clock, seat=seat, seed=seed)
     you = room.seat_of(player.id)
     return JSONResponse({"id": room.id, "seat": you, **game_json(room, you)}, status_code=201)
 

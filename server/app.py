@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
 from . import api, sweeper, ws_api
@@ -29,6 +30,7 @@ from .codec_msgpack import MsgpackCodec
 from .config import Settings
 from .embedded_redis import EmbeddedRedis
 from .fanout import Codec
+from .guard import BodyLimit, Guard
 from .hub import Hub
 from .rooms import Rooms
 from .store import Store
@@ -114,8 +116,10 @@ def create_app(
             if embedded is not None:
                 await asyncio.to_thread(embedded.stop)
 
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    middleware=[Middleware(BodyLimit, limit=settings.max_body_bytes)])
     app.state.settings = settings
+    app.state.guard = Guard(settings)  # per-IP limits of this process (server/guard.py)
     app.state.codecs = all_codecs
     return app
 

@@ -56,6 +56,43 @@ def bearer_token(headers: Any, query: Any) -> str | None:
     return query.get("token") or None
 
 
+class BadName(ValueError):
+    """A guest name refused at creation (the message says why, for people)."""
+
+
+MAX_COMBINING = 2
+"""At most this many combining marks in a row ("Zalgo" text would spill over the page)."""
+
+
+def validate_name(name: object) -> str | None:
+    """A name as typed → the name to use, or ``None`` for "pick one for me"; raises :class:`BadName`.
+
+    NFC-normalised, surrounding whitespace stripped and inner runs collapsed to one space; at
+    most :data:`MAX_NAME` characters; no control, format (bidi overrides, zero-width),
+    private-use, unassigned or line/paragraph-separator characters; no piles of combining marks.
+    Everything else (any script, emoji, ``<``, quotes) is allowed: pages escape it.
+    """
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        raise BadName("a name must be text")
+    if len(name) > 4 * MAX_NAME:
+        raise BadName(f"names are at most {MAX_NAME} characters")
+    text = unicodedata.normalize("NFC", name)
+    run = 0
+    for ch in text:
+        category = unicodedata.category(ch)
+        if category[0] == "C" or category in ("Zl", "Zp"):
+            raise BadName("names cannot contain control or invisible characters (a name is one line of text)")
+        run = run + 1 if category[0] == "M" else 0
+        if run > MAX_COMBINING:
+            raise BadName("too many combining marks in a row")
+    text = " ".join(text.split())
+    if len(text) > MAX_NAME:
+        raise BadName(f"names are at most {MAX_NAME} characters")
+    return text or None
+
+
 def clean_name(name: str | None) -> str:
     """Printable, single-line, at most 32 characters; ``Guest-xxxx`` when nothing is left."""
     if isinstance(name, str):

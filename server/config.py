@@ -13,6 +13,29 @@ def _bool(value: str | None, default: bool) -> bool:
     return value.strip().lower() in ("1", "true", "yes", "on")
 
 
+Rate = tuple[float, float] | None
+"""``(credits, per_seconds)`` of a credit bucket (:mod:`server.ratelimit`); ``None`` = no limit."""
+
+
+def _rate(value: str | None, default: Rate) -> Rate:
+    """``"100/20"`` = 100 messages per 20 s (a burst of 100, refilled at 5/s); ``"off"``/``"0"`` = none."""
+    if value is None or value.strip() == "":
+        return default
+    text = value.strip().lower()
+    if text in ("0", "off", "none", "no"):
+        return None
+    credits, _, seconds = text.partition("/")
+    rate = (float(credits), float(seconds or "1"))
+    if rate[0] <= 0 or rate[1] <= 0:
+        raise ValueError(f"a rate is <credits>/<seconds> with both > 0, not {value!r}")
+    return rate
+
+
+def _origins(value: str | None) -> tuple[str, ...]:
+    """Comma-separated origins (``https://mineduel.example``), lower-cased, without trailing slashes."""
+    return tuple(o.strip().rstrip("/").lower() for o in (value or "").split(",") if o.strip())
+
+
 @dataclass(frozen=True)
 class Settings:
     host: str = "127.0.0.1"
@@ -29,9 +52,27 @@ class Settings:
     """Wait for the AOF fsync (``WAITAOF 1 0``) before acknowledging; default: on with an
     external ``REDIS_URL``, off with the embedded server (which runs ``appendfsync always``)."""
     max_frame_bytes: int = 4096
+    """Client websocket frames above this are refused (1008); uvicorn cuts frames above 4x (1009)."""
+    max_body_bytes: int = 4096
+    """HTTP request bodies above this get 413 before the route reads them."""
     send_queue: int = 64
-    rate_per_s: float = 20.0
-    rate_burst: int = 40
+    player_rate: Rate = (100.0, 20.0)
+    """Messages a seated player's websocket may send: 100 per 20 s (then 1008)."""
+    spectator_rate: Rate = (20.0, 20.0)
+    """Messages a spectator's websocket may send (spectators cannot move): 20 per 20 s."""
+    ip_guest_rate: Rate = (60.0, 60.0)
+    """Guest creations per client IP (API and form): a burst of 60, then one per second (429)."""
+    ip_game_rate: Rate = (30.0, 300.0)
+    """Game creations per client IP (API and form): a burst of 30, then one per 10 s (429)."""
+    ip_max_sockets: int = 64
+    """Concurrent websockets per client IP in one process (0 = no limit); more get 429."""
+    allowed_origins: tuple[str, ...] = ()
+    """Origins whose pages may open our websockets and post our forms; empty = the request's own host."""
+    trusted_proxy: bool = False
+    """Behind a reverse proxy: the client IP is the last ``X-Forwarded-For`` entry and TLS is
+    ``X-Forwarded-Proto: https``. Off: both come from the connection itself (headers ignored)."""
+    ws_ping_interval_s: float = 20.0
+    ws_ping_timeout_s: float = 20.0
     commit_retries: int = 8
     sweep_interval_s: float = 0.1
     heartbeat_s: float = 0.0
@@ -59,9 +100,17 @@ class Settings:
             secret_key=e.get("SECRET_KEY") or None,
             waitaof=None if waitaof in (None, "") else _bool(waitaof, False),
             max_frame_bytes=int(e.get("MINEDUEL_MAX_FRAME_BYTES", "4096")),
+            max_body_bytes=int(e.get("MINEDUEL_MAX_BODY_BYTES", "4096")),
             send_queue=int(e.get("MINEDUEL_SEND_QUEUE", "64")),
-            rate_per_s=float(e.get("MINEDUEL_RATE_PER_S", "20")),
-            rate_burst=int(e.get("MINEDUEL_RATE_BURST", "40")),
+            player_rate=_rate(e.get("MINEDUEL_RATE_PLAYER"), cls.player_rate),
+            spectator_rate=_rate(e.get("MINEDUEL_RATE_SPECTATOR"), cls.spectator_rate),
+            ip_guest_rate=_rate(e.get("MINEDUEL_RATE_IP_GUESTS"), cls.ip_guest_rate),
+            ip_game_rate=_rate(e.get("MINEDUEL_RATE_IP_GAMES"), cls.ip_game_rate),
+            ip_max_sockets=int(e.get("MINEDUEL_MAX_SOCKETS_PER_IP", "64")),
+            allowed_origins=_origins(e.get("MINEDUEL_ALLOWED_ORIGINS")),
+            trusted_proxy=_bool(e.get("MINEDUEL_TRUSTED_PROXY"), False),
+            ws_ping_interval_s=float(e.get("MINEDUEL_WS_PING_INTERVAL_S", "20")),
+            ws_ping_timeout_s=float(e.get("MINEDUEL_WS_PING_TIMEOUT_S", "20")),
             sweep_interval_s=float(e.get("MINEDUEL_SWEEP_INTERVAL_S", "0.1")),
             heartbeat_s=float(e.get("MINEDUEL_HEARTBEAT_S", "0")),
             ws_deflate=_bool(e.get("MINEDUEL_WS_DEFLATE"), False),

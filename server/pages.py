@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl
 
 from itsdangerous import BadSignature, URLSafeSerializer
 from starlette.middleware import Middleware
@@ -34,7 +34,9 @@ from starlette.routing import Route
 
 from engine import RULESETS, SPECTATOR
 
+from .auth import BadName, validate_name
 from .csp import SecurityHeaders
+from .guard import Limited, form_origin_ok, guard_of, is_tls
 from .html_render import WEB_DIR, HtmlCodec, oob, player_names, points_text
 from .room import Player, Room, Status
 from .rooms import BadRequest, NotOver, RoomError, UnknownRoom
@@ -153,7 +155,7 @@ class Web:
     def set_cookie(self, response: Response, request: Request, token: str) -> None:
         response.set_cookie(
             COOKIE, self.cookies.dumps(token), max_age=COOKIE_MAX_AGE, path="/",
-            httponly=True, samesite="lax", secure=request.url.scheme == "https",
+            httponly=True, samesite="lax", secure=is_tls(request, request.app.state.settings),
         )
 
 
@@ -170,14 +172,10 @@ async def web_of(conn: HTTPConnection) -> Web:
 
 
 def same_origin(request: Request) -> bool:
-    """A state-changing form must come from our own pages (the cookie is SameSite=Lax too)."""
-    origin = request.headers.get("origin")
-    if origin is None or origin == "null":
-        referer = request.headers.get("referer")
-        if referer is None:
-            return origin is None  # old clients send neither; "null" origins are refused
-        origin = referer
-    return urlsplit(origin).netloc == request.headers.get("host", "")
+    """A state-changing form must come from our own pages (the cookie is SameSite=Lax too):
+    ``Origin`` (else ``Referer``) is one of the allowed origins, by default our own host
+    (:func:`server.guard.form_origin_ok`)."""
+    return form_origin_ok(request, request.app.state.settings)
 
 
 def safe_next(value: object, default: str = "/") -> str:
@@ -215,6 +213,12 @@ def redirect(url: str) -> RedirectResponse:
 
 def error_page(web: Web, status: int, title: str, message: str, me: Player | None = None) -> HTMLResponse:
     return web.render("error.html", status_code=status, title=title, message=message, me=me)
+
+
+def limited_page(web: Web, exc: Limited, me: Player | None = None) -> HTMLResponse:
+    response = error_page(web, 429, "Slow down", f"{exc}.", me)
+    response.headers["retry-after"] = str(exc.retry_after_s)
+    return response
 
 
 def viewer_of(room: Room, player: Player | None) -> int:
@@ -298,9 +302,19 @@ async def guest(request: Request) -> Response:
     if not same_origin(request):
         return error_page(web, 403, "Forbidden", "That form came from another site.")
     form = await form_of(request)
-    player, token = request.app.state.auth.issue(form.get("name"))
     target = safe_next(form.get("next"))
     join = form.get("join")
+    try:
+        name = validate_name(form.get("name"))
+        guard_of(request).new_guest(request)
+    except BadName as exc:
+        if join and ROOM_ID.match(join):
+            return web.render("name.html", status_code=400, me=None, join=join, error=f"That name won’t do: {exc}.")
+        return web.render("home.html", status_code=400, me=None, games=[], next=target,
+                          error=f"That name won’t do: {exc}.")
+    except Limited as exc:
+        return limited_page(web, exc)
+    player, token = request.app.state.auth.issue(name)
     if join and ROOM_ID.match(join):
         try:
             await request.app.state.rooms.join(join, player)
@@ -328,10 +342,15 @@ async def create_game(request: Request) -> Response:
     seed = None
     if state.settings.test_hooks and form.get("seed", "").isdigit() and len(form["seed"]) < 19:
         seed = int(form["seed"])
+    if ruleset not in RULESETS:
+        return error_page(web, 400, "Cannot create that game", "There are no such rules.", me)
     try:
+        guard_of(request).new_game(request)
         room = await state.rooms.create(me, ruleset=str(ruleset), clock=clock, seat=seat, seed=seed)
     except BadRequest as exc:
         return error_page(web, 400, "Cannot create that game", exc.message, me)
+    except Limited as exc:
+        return limited_page(web, exc, me)
     await lobby_add(state, room)
     return redirect(f"/g/{room.id}")
 
@@ -377,7 +396,10 @@ async def room_page(request: Request) -> Response:
     title = f"{names[0] or '…'} vs {names[1] or '…'}"
     invite = None
     if room.status is Status.WAITING and viewer != SPECTATOR:
-        invite = str(request.url.replace(query="", fragment=""))
+        url = request.url.replace(query="", fragment="")
+        if url.scheme == "http" and is_tls(request, request.app.state.settings):
+            url = url.replace(scheme="https")  # behind a TLS-terminating proxy
+        invite = str(url)
     rules = RULESETS[room.ruleset]
     clock = ""
     if room.clock is not None:

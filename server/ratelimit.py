@@ -32,6 +32,13 @@ class Bucket:
             return True
         return False
 
+    def retry_after(self, now: float, cost: float = 1.0) -> float:
+        """Seconds from ``now`` until ``cost`` credits are there (0 if they already are)."""
+        if self._level < 0:
+            return 0.0
+        level = min(self.credits, self._level + max(0.0, now - self._at) * self.credits / self.per_seconds)
+        return max(0.0, (cost - level) * self.per_seconds / self.credits)
+
 
 class KeyedLimiter:
     """One :class:`Bucket` per key, remembering at most ``max_keys`` (least recently used go first)."""
@@ -48,6 +55,11 @@ class KeyedLimiter:
         if len(self._buckets) > self.max_keys:
             self._buckets.popitem(last=False)
         return bucket.allow(now, cost)
+
+    def retry_after(self, key: str, now: float, cost: float = 1.0) -> float:
+        """Seconds until ``key`` may spend ``cost`` again (for a ``Retry-After`` header)."""
+        bucket = self._buckets.get(key)
+        return bucket.retry_after(now, cost) if bucket is not None else 0.0
 
     def __len__(self) -> int:
         return len(self._buckets)

@@ -1,7 +1,8 @@
 """The programmatic websocket ``/api/v1/games/{id}/ws``: msgpack frames both ways.
 
 Protocol: docs/PROTOCOL.md. The token comes from ``Authorization: Bearer`` or ``?token=``;
-without one the socket is a spectator's. The first frame is a snapshot; the hub sends every
+without one the socket is a spectator's. A page of another site may not open it (``Origin``
+checked before the upgrade: 403; see :mod:`server.guard`). The first frame is a snapshot; the hub sends every
 later change. Client frames are parsed once by :mod:`server.wire`; a bad frame gets an error
 frame (the socket stays open), an oversized frame or a flood closes it with 1008.
 """
@@ -20,7 +21,7 @@ from engine import SPECTATOR, Explore, IllegalMove, Mark
 from . import wire
 from .auth import bearer_token
 from .fanout import Outbox
-from .ratelimit import Bucket
+from .guard import MessageLimit, admit, guard_of
 from .rooms import RoomError, StaleVersion, TimedOut, UnknownRoom
 
 log = logging.getLogger("mineduel.ws")
@@ -30,6 +31,17 @@ SERVER_ERROR = 1011
 
 
 async def game_socket(websocket: WebSocket) -> None:
+    settings = websocket.app.state.settings
+    key = await admit(websocket, settings)  # foreign Origin → 403, too many sockets → 429
+    if key is None:
+        return
+    try:
+        await _game_socket(websocket)
+    finally:
+        guard_of(websocket).close_socket(key)
+
+
+async def _game_socket(websocket: WebSocket) -> None:
     state = websocket.app.state
     settings, rooms, hub = state.settings, state.rooms, state.hub
     codec = state.codecs["msgpack"]
@@ -57,7 +69,7 @@ async def game_socket(websocket: WebSocket) -> None:
     writer = asyncio.create_task(box.run())
     try:
         await hub.attach(room_id, box)
-        bucket = Bucket(settings.rate_burst, settings.rate_burst / settings.rate_per_s)
+        limit = MessageLimit(settings)
         while not box.closed:
             message = await websocket.receive()
             if message["type"] == "websocket.disconnect":
@@ -68,7 +80,7 @@ async def game_socket(websocket: WebSocket) -> None:
             if len(frame) > settings.max_frame_bytes:
                 box.close(POLICY, "frame too large")
                 break
-            if not bucket.allow(time.monotonic()):
+            if not limit.allow(box.viewer, time.monotonic()):
                 box.close(POLICY, "rate limit exceeded")
                 break
             parsed = wire.parse_msgpack(frame)

@@ -14,8 +14,9 @@ Frames down, in order, on one bounded queue (:class:`BrowserConn`, an :class:`~s
   animation shows "connection lost" only if no heartbeat replaces it for 4.5 s, plus the
   clocks of a timed game.
 
-Close codes: 1008 for policy (foreign origin, unknown game, flood, oversized frame: htmx does
-not reconnect), 1011 for server errors, 1012 on shutdown, 1013 for slow readers (the hub's).
+Before the upgrade (:func:`server.guard.admit`): a foreign ``Origin`` gets HTTP 403, an address
+over its websocket cap 429. Close codes: 1008 for policy (unknown game, flood, oversized frame:
+htmx does not reconnect), 1011 for server errors, 1012 on shutdown, 1013 for slow readers (the hub's).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ import asyncio
 import logging
 import time
 from typing import Any
-from urllib.parse import urlsplit
 
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket
@@ -34,9 +34,9 @@ from engine.encoding import HIDDEN, OWN_WRONG_MARK
 
 from . import wire_html
 from .fanout import Outbox
+from .guard import MessageLimit, admit, guard_of
 from .html_render import SNAPSHOT_MARK, HtmlCodec, player_names, seat_name
 from .pages import web_of
-from .ratelimit import Bucket
 from .room import Room, Status
 from .rooms import NotPlaying, RoomError, StaleVersion, TimedOut, UnknownRoom
 
@@ -219,13 +219,6 @@ def _hidden(room: Room, viewer: int, cell: Cell) -> bool:
     return 0 <= r < view.height and 0 <= c < view.width and view.rows[r][c] in (HIDDEN, OWN_WRONG_MARK)
 
 
-def _foreign_origin(websocket: WebSocket) -> bool:
-    origin = websocket.headers.get("origin")
-    if origin is None:
-        return False  # not a browser (browsers always send Origin on websockets)
-    return urlsplit(origin).netloc != websocket.headers.get("host", "")
-
-
 async def _heartbeat(conn: BrowserConn, hub: Any, html: HtmlCodec, room_id: str, period: float) -> None:
     plain = html.heartbeat()
     while not conn.closed:
@@ -239,12 +232,20 @@ async def _heartbeat(conn: BrowserConn, hub: Any, html: HtmlCodec, room_id: str,
 
 
 async def browser_socket(websocket: WebSocket) -> None:
+    settings = websocket.app.state.settings
+    key = await admit(websocket, settings)  # foreign Origin → 403, too many sockets → 429
+    if key is None:
+        return
+    try:
+        await _browser_socket(websocket)
+    finally:
+        guard_of(websocket).close_socket(key)
+
+
+async def _browser_socket(websocket: WebSocket) -> None:
     state = websocket.app.state
     settings, rooms, hub = state.settings, state.rooms, state.hub
     room_id = websocket.path_params["id"]
-    if _foreign_origin(websocket):
-        await websocket.close(POLICY)
-        return
     web = await web_of(websocket)
     html = web.codec
     player = web.player_of(websocket)
@@ -269,7 +270,7 @@ async def browser_socket(websocket: WebSocket) -> None:
         await hub.attach(room_id, conn)
         period = settings.heartbeat_s if settings.heartbeat_s > 0 else DEFAULT_HEARTBEAT_S
         beat = asyncio.create_task(_heartbeat(conn, hub, html, room_id, period), name=f"ws-heartbeat-{room_id}")
-        bucket = Bucket(settings.rate_burst, settings.rate_burst / settings.rate_per_s)
+        limit = MessageLimit(settings)
         while not conn.closed:
             message = await websocket.receive()
             if message["type"] == "websocket.disconnect":
@@ -280,7 +281,7 @@ async def browser_socket(websocket: WebSocket) -> None:
             if len(frame) > settings.max_frame_bytes:
                 conn.close(POLICY, "frame too large")
                 break
-            if not bucket.allow(time.monotonic()):
+            if not limit.allow(conn.viewer, time.monotonic()):
                 conn.close(POLICY, "rate limit exceeded")
                 break
             parsed = wire_html.parse(frame)

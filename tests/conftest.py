@@ -79,6 +79,11 @@ def launch_server(redis_url: str | None, log_dir: Path, **env: str) -> LiveServe
         "MINEDUEL_TEST_HOOKS": "1",
         "MINEDUEL_DATA": str(log_dir / "data"),
         "LOG_LEVEL": "warning",
+        # every test client is 127.0.0.1: the per-IP limits are off on test servers unless a
+        # test turns them on (tests/security/test_limits.py does)
+        "MINEDUEL_RATE_IP_GUESTS": "off",
+        "MINEDUEL_RATE_IP_GAMES": "off",
+        "MINEDUEL_MAX_SOCKETS_PER_IP": "0",
     }
     if redis_url is not None:
         full_env["REDIS_URL"] = redis_url
