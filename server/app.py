@@ -2,8 +2,9 @@
 
 The lifespan opens the Redis store (starting an embedded server when no ``REDIS_URL`` is
 set), the room service, the pub/sub hub and the clock sweeper, puts them on ``app.state``
-(``settings``, ``store``, ``auth``, ``rooms``, ``hub``, ``codecs``) and closes them in reverse
-order. Nothing connects at import time.
+(``settings``, ``store``, ``auth``, ``rooms``, ``hub``, ``codecs``, ``metrics``) and closes them in
+reverse order. Nothing connects at import time. ``/metrics``, the outage handlers and the
+policy-close observer come from :mod:`server.ops`.
 
 The browser edge plugs in here: when ``server.html_render`` exists its ``HtmlCodec`` is
 registered as codec ``"html"``, and the ``routes`` lists of ``server.pages`` and
@@ -24,7 +25,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
-from . import api, sweeper, ws_api
+from . import api, logs, ops, sweeper, ws_api
 from .auth import Auth
 from .codec_msgpack import MsgpackCodec
 from .config import Settings
@@ -32,6 +33,7 @@ from .embedded_redis import EmbeddedRedis
 from .fanout import Codec
 from .guard import BodyLimit, Guard
 from .hub import Hub
+from .metrics import Metrics
 from .rooms import Rooms
 from .store import Store
 
@@ -71,7 +73,8 @@ def create_app(
 ) -> Starlette:
     settings = settings or Settings.from_env()
     all_codecs: dict[str, Codec] = {"msgpack": MsgpackCodec()}
-    routes: list[BaseRoute] = [*api.routes, *ws_api.routes]
+    routes: list[BaseRoute] = [*api.routes, *ws_api.routes, *ops.routes]
+    metrics = Metrics()
     if web:
         web_routes, web_codecs = _web_parts()
         all_codecs.update(web_codecs)
@@ -92,8 +95,12 @@ def create_app(
         sweep: asyncio.Task[None] | None = None
         try:
             key = settings.secret_key or await store.shared_secret()
-            rooms = Rooms(store, retries=settings.commit_retries)
-            hub = Hub(store, rooms, all_codecs)
+            aof = await store.durability()
+            logs.event(log, "redis_durability", appendonly=aof.get("appendonly"), appendfsync=aof.get("appendfsync"),
+                       waitaof=store.waitaof, embedded=embedded is not None)
+            rooms = Rooms(store, retries=settings.commit_retries, metrics=metrics,
+                          finished_ttl_s=settings.finished_ttl_s, idle_ttl_s=settings.idle_ttl_s)
+            hub = Hub(store, rooms, all_codecs, metrics=metrics)
             rooms.on_commit, rooms.cached = hub.note_commit, hub.cached_room
             await hub.start()
             sweep = asyncio.create_task(sweeper.run(rooms, settings.sweep_interval_s), name="clock-sweeper")
@@ -106,6 +113,7 @@ def create_app(
             gc.set_threshold(20_000, 20, 50)
             yield
         finally:
+            logs.event(log, "shutdown", connections=sum(len(e.conns) for e in hub.entries.values()) if hub else 0)
             if sweep is not None:
                 sweep.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -116,14 +124,18 @@ def create_app(
             if embedded is not None:
                 await asyncio.to_thread(embedded.stop)
 
-    app = Starlette(routes=routes, lifespan=lifespan,
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=ops.exception_handlers,
                     middleware=[Middleware(BodyLimit, limit=settings.max_body_bytes)])
     app.state.settings = settings
     app.state.guard = Guard(settings)  # per-IP limits of this process (server/guard.py)
     app.state.codecs = all_codecs
+    app.state.metrics = metrics
+    app.add_middleware(ops.CloseObserver, metrics=metrics)  # outermost: sees every websocket close
     return app
 
 
 def app_from_env() -> Starlette:
     """Factory for ``uvicorn --factory server.app:app_from_env`` (used with several workers)."""
-    return create_app(Settings.from_env())
+    settings = Settings.from_env()
+    logs.configure(settings.log_level)  # here too: uvicorn's worker processes do not run __main__
+    return create_app(settings)

@@ -80,6 +80,10 @@ class Settings:
     ws_deflate: bool = False
     """permessage-deflate on websockets: smaller frames, more CPU and latency per frame."""
     log_level: str = "info"
+    finished_ttl_s: int = 30 * 86_400
+    """Retention of a finished game's keys (state and move log), renewed by a rematch offer; 0 = forever."""
+    idle_ttl_s: int = 7 * 86_400
+    """An unfinished game's keys expire this long after its last change (abandoned rooms); 0 = never."""
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -115,4 +119,6 @@ class Settings:
             heartbeat_s=float(e.get("MINEDUEL_HEARTBEAT_S", "0")),
             ws_deflate=_bool(e.get("MINEDUEL_WS_DEFLATE"), False),
             log_level=e.get("LOG_LEVEL", "info"),
+            finished_ttl_s=int(e.get("MINEDUEL_FINISHED_TTL_S", str(30 * 86_400))),
+            idle_ttl_s=int(e.get("MINEDUEL_IDLE_TTL_S", str(7 * 86_400))),
         )

@@ -586,17 +586,21 @@ class HtmlCodec:
         return str(self.m.spectators(spectators))
 
     def error(self, code: str, message: str) -> str:
-        return str(self.m.notice(message, "error"))
+        out = str(self.m.notice(message, "error"))
+        if code == "unavailable":  # Redis is unreachable: the banner too (see heartbeat)
+            out += str(self.m.heartbeat(True))
+        return out
 
     # ------------------------------------------------------------------ per connection
 
     def notice(self, message: str, kind: str = "info") -> str:
         return str(self.m.notice(message, kind))
 
-    def heartbeat(self, room: Room | None = None, now_ms: int | None = None) -> str:
+    def heartbeat(self, room: Room | None = None, now_ms: int | None = None, interrupted: bool = False) -> str:
         """The heartbeat element (restarts the "connection lost" countdown), plus the clocks
-        at ``now_ms`` when ``room`` has a running one."""
-        out = str(self.m.heartbeat())
+        at ``now_ms`` when ``room`` has a running one. ``interrupted``: the server cannot reach
+        its store; the element then shows the "service interrupted" banner at once."""
+        out = str(self.m.heartbeat(interrupted))
         if room is not None and room.clock is not None:
             looks = clock_looks(room, _now_ms() if now_ms is None else now_ms)
             if looks:

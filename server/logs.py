@@ -66,7 +66,8 @@ def configure(level: str = "info") -> None:
     every handler (ours and uvicorn's). Idempotent."""
     logging.basicConfig(
         level=level.upper(),
-        format="ts=%(asctime)s level=%(levelname)s logger=%(name)s %(message)s",
+        format="ts=%(asctime)s.%(msecs)03d level=%(levelname)s logger=%(name)s %(message)s",
+        datefmt="%Y-%m-%dT%H:%M:%S",
     )
     logging.getLogger("mineduel").setLevel(level.upper())
     loggers = [logging.getLogger(), *(logging.getLogger(n) for n in ("uvicorn", "uvicorn.error", "uvicorn.access"))]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from .logs import event
 from .rooms import Rooms
 
 log = logging.getLogger("mineduel.sweeper")
@@ -28,11 +29,20 @@ async def sweep_once(rooms: Rooms, limit: int = 100) -> int:
 
 
 async def run(rooms: Rooms, interval_s: float) -> None:
+    """Sweep every ``interval_s`` until cancelled. While Redis is away each tick fails: the
+    first failure is logged (and every one counted), then one line when sweeping works again."""
+    failing = 0
     while True:
         try:
             await sweep_once(rooms)
+            if failing:
+                event(log, "sweep_resumed", failed_ticks=failing)
+                failing = 0
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # Redis briefly away: try again next tick
-            log.warning("clock sweep failed: %s", exc)
+            rooms.metrics.redis_errors.labels("sweep").inc()
+            if not failing:
+                event(log, "redis_error", level=logging.WARNING, op="sweep", error=type(exc).__name__)
+            failing += 1
         await asyncio.sleep(interval_s)

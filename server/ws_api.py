@@ -22,6 +22,7 @@ from . import wire
 from .auth import bearer_token
 from .fanout import Outbox
 from .guard import MessageLimit, admit, guard_of
+from .ops import UNAVAILABLE, UNAVAILABLE_MESSAGE, is_outage, redis_down
 from .rooms import RoomError, StaleVersion, TimedOut, UnknownRoom
 
 log = logging.getLogger("mineduel.ws")
@@ -49,6 +50,7 @@ async def _game_socket(websocket: WebSocket) -> None:
     token = bearer_token(websocket.headers, websocket.query_params)
     player = state.auth.resolve(token) if token else None
     await websocket.accept()
+    websocket.scope["mineduel.player"] = player.id if player else None
     if token and player is None:
         await websocket.send_bytes(codec.error("bad_token", "the token is not valid"))
         await websocket.close(POLICY, "bad token")
@@ -58,6 +60,12 @@ async def _game_socket(websocket: WebSocket) -> None:
     except UnknownRoom as exc:
         await websocket.send_bytes(codec.error(exc.code, exc.message))
         await websocket.close(POLICY, "unknown game")
+        return
+    except Exception as exc:
+        if not redis_down(hub.metrics, "load", exc, room=room_id):
+            raise
+        await websocket.send_bytes(codec.error(UNAVAILABLE, UNAVAILABLE_MESSAGE))
+        await websocket.close(SERVER_ERROR, "service interrupted")  # reconnect with backoff
         return
     seat = room.seat_of(player.id) if player else None
 
@@ -85,13 +93,22 @@ async def _game_socket(websocket: WebSocket) -> None:
                 break
             parsed = wire.parse_msgpack(frame)
             if isinstance(parsed, wire.BadMessage):
+                hub.metrics.bad_messages.inc()
                 box.send(codec.error(parsed.code, parsed.message))
                 continue
             await _handle(parsed, box, room_id, rooms, hub, codec)
-    except Exception:
+    except Exception as exc:
         if not box.closed:
-            log.exception("websocket handler failed (room %s)", room_id)
-            box.close(SERVER_ERROR, "server error")
+            if is_outage(exc):  # could not attach while Redis is away: reconnect later
+                redis_down(hub.metrics, "attach", exc, room=room_id, player=box.player_id)
+                try:  # directly: closing an Outbox drops what it still holds
+                    await websocket.send_bytes(codec.error(UNAVAILABLE, UNAVAILABLE_MESSAGE))
+                except Exception:
+                    pass
+                box.close(SERVER_ERROR, "service interrupted")
+            else:
+                log.exception("websocket handler failed (room %s)", room_id)
+                box.close(SERVER_ERROR, "server error")
     finally:
         await hub.detach(room_id, box)
         if not box.closed:
@@ -123,6 +140,11 @@ async def _handle(msg: wire.ClientMessage, box: Outbox, room_id: str, rooms, hub
         box.send(codec.error(exc.code, exc.message))
     except IllegalMove as exc:
         box.send(codec.error(exc.code.value, exc.message))
+    except Exception as exc:  # Redis unreachable: the move is refused (the commit is all or nothing)
+        if not redis_down(hub.metrics, "move", exc, room=room_id, player=box.player_id):
+            raise
+        hub.metrics.unavailable.inc()
+        box.send(codec.error(UNAVAILABLE, UNAVAILABLE_MESSAGE))
 
 
 routes = [WebSocketRoute("/api/v1/games/{id}/ws", game_socket)]

@@ -36,6 +36,7 @@ from . import wire_html
 from .fanout import Outbox
 from .guard import MessageLimit, admit, guard_of
 from .html_render import SNAPSHOT_MARK, HtmlCodec, player_names, seat_name
+from .ops import UNAVAILABLE, UNAVAILABLE_MESSAGE, is_outage, redis_down
 from .pages import web_of
 from .room import Room, Status
 from .rooms import NotPlaying, RoomError, StaleVersion, TimedOut, UnknownRoom
@@ -225,7 +226,10 @@ async def _heartbeat(conn: BrowserConn, hub: Any, html: HtmlCodec, room_id: str,
         await asyncio.sleep(period)
         entry = hub.entries.get(room_id)
         room = entry.room if entry is not None else None
-        frame = html.heartbeat(room) if room is not None and room.clock is not None else plain
+        if not hub.connected:  # Redis unreachable: the banner, not a clock that may be stale
+            frame = html.heartbeat(interrupted=True)
+        else:
+            frame = html.heartbeat(room) if room is not None and room.clock is not None else plain
         if not conn.push(frame):
             conn.close(SLOW, "too slow: reconnect to resync")
             return
@@ -250,11 +254,18 @@ async def _browser_socket(websocket: WebSocket) -> None:
     html = web.codec
     player = web.player_of(websocket)
     await websocket.accept()
+    websocket.scope["mineduel.player"] = player.id if player else None
     try:
         room = await rooms.load(room_id)
     except UnknownRoom:
         await websocket.send_text(html.notice("This game does not exist.", "error"))
         await websocket.close(POLICY, "unknown game")
+        return
+    except Exception as exc:
+        if not redis_down(hub.metrics, "load", exc, room=room_id):
+            raise
+        await websocket.send_text(html.error(UNAVAILABLE, UNAVAILABLE_MESSAGE))
+        await websocket.close(SERVER_ERROR, "service interrupted")  # htmx retries with backoff
         return
     seat = room.seat_of(player.id) if player else None
 
@@ -286,15 +297,30 @@ async def _browser_socket(websocket: WebSocket) -> None:
                 break
             parsed = wire_html.parse(frame)
             if isinstance(parsed, wire_html.BadFrame):
+                hub.metrics.bad_messages.inc()
                 session.notice("The server did not understand that click; please reload the page.", "error")
                 continue
-            await session.handle(parsed)
+            try:
+                await session.handle(parsed)
+            except Exception as exc:  # Redis unreachable: refused (nothing half-applied), the socket stays
+                if not redis_down(hub.metrics, "move", exc, room=room_id, player=conn.player_id):
+                    raise
+                hub.metrics.unavailable.inc()
+                conn.push(html.error(UNAVAILABLE, UNAVAILABLE_MESSAGE))
     except UnknownRoom:
         conn.close(POLICY, "unknown game")
-    except Exception:
+    except Exception as exc:
         if not conn.closed:
-            log.exception("browser websocket failed (room %s)", room_id)
-            conn.close(SERVER_ERROR, "server error")
+            if is_outage(exc):  # could not attach while Redis is away: reconnect later
+                redis_down(hub.metrics, "attach", exc, room=room_id, player=conn.player_id)
+                try:  # directly: closing an Outbox drops what it still holds
+                    await websocket.send_text(html.error(UNAVAILABLE, UNAVAILABLE_MESSAGE))
+                except Exception:
+                    pass
+                conn.close(SERVER_ERROR, "service interrupted")
+            else:
+                log.exception("browser websocket failed (room %s)", room_id)
+                conn.close(SERVER_ERROR, "server error")
     finally:
         if beat is not None:
             beat.cancel()
