@@ -135,3 +135,57 @@ async def test_sigkill_one_process_mid_game(two_servers):
     finally:
         for sock in socks.values():
             await sock.close()
+
+
+async def test_sigkill_one_process_under_load(two_servers, redis_url):
+    """Six rooms play at once over both processes (players split, spectators on p1); after
+    30 moves p1 is SIGKILLed. Its clients reconnect to p2, every game is played to its end, and
+    each room's log holds exactly the referee's moves at versions 1..N: no move was lost or
+    applied twice (a move whose fate the crash hid is resent on the same version, which the
+    compare-and-set makes safe)."""
+    from .bots import RoomBots, assert_log_matches, stored_log
+
+    p1, p2 = two_servers
+    dead: set[str] = set()
+    rooms: list[RoomBots] = []
+    async with Api(p1.url) as api:
+        for i, seed in enumerate(range(201, 207)):
+            game_id, anna, ben = await seated_game(api, seed)
+            home = {0: (p1, p2)[i % 2], 1: (p2, p1)[i % 2], SPECTATOR: p1}
+
+            def url_for(viewer: int, home=home) -> str:
+                server = home[viewer]
+                return p2.url if server.url in dead else server.url
+
+            rooms.append(RoomBots(game_id, seed, {0: anna.token, 1: ben.token}, url_for))
+    for bots in rooms:
+        await bots.start()
+    played = [0]
+    at_kill: list[int] = []
+
+    async def crash() -> None:
+        for _ in range(2000):  # until 30 moves are in (bounded: 20 s)
+            if played[0] >= 30:
+                break
+            await asyncio.sleep(0.01)
+        at_kill.append(played[0])
+        dead.add(p1.url)
+        await asyncio.to_thread(p1.kill)
+
+    def count() -> None:
+        played[0] += 1
+
+    try:
+        await asyncio.gather(crash(), *(bots.play(on_move=count) for bots in rooms))
+        for bots in rooms:
+            await bots.finish()
+    finally:
+        for bots in rooms:
+            await bots.close()
+    assert at_kill and played[0] > at_kill[0], "the kill did not happen during the games"
+    for bots in rooms:
+        assert bots.duel.outcome is not None
+        assert all(s.ws.remote_address[1] == p2.port for s in bots.socks.values())  # all on the survivor
+        assert_log_matches(bots, stored_log(redis_url, bots.game_id))
+    print(f"p1 SIGKILLed after {at_kill[0]} of {played[0]} moves in {len(rooms)} rooms; "
+          f"reconnects while moving {sum(b.reconnects for b in rooms)}, resent moves {sum(b.resends for b in rooms)}")
