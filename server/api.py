@@ -180,7 +180,10 @@ async def resign(request: Request) -> JSONResponse:
 async def healthz(request: Request) -> JSONResponse:
     state = request.app.state
     redis_ok = await state.store.ping()
-    body = {"ok": redis_ok, "redis": redis_ok, "pubsub": state.hub.connected}
+    hub = state.hub
+    body = {"ok": redis_ok, "redis": redis_ok, "pubsub": hub.connected,
+            "rooms_local": len(hub.entries), "connections": sum(len(e.conns) for e in hub.entries.values()),
+            "stats": {**hub.stats, **state.rooms.stats, "pubsub_reconnects": hub.reconnects}}
     return JSONResponse(body, status_code=200 if redis_ok else 503)
 
 

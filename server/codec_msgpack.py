@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 import msgpack
 
-from engine import Event, diff, event_to_data, visible_to
+from engine import Event, diff, visible_to
 
-from .room import Room
+from .room import Room, event_data
 
 
 def now_ms() -> int:
@@ -27,6 +27,16 @@ def pack(obj: object) -> bytes:
 
 class MsgpackCodec:
     name = "msgpack"
+
+    def __init__(self) -> None:
+        self._last: tuple[Sequence[Event], list[dict]] | None = None
+
+    def _events(self, events: Sequence[Event]) -> list[dict]:
+        """Plain data of ``events``, converted once per fan-out (the hub passes the same list
+        for each viewer class)."""
+        if self._last is None or self._last[0] is not events:
+            self._last = (events, [event_data(e) for e in events])
+        return self._last[1]
 
     def snapshot(self, room: Room, viewer: int) -> bytes:
         return pack({
@@ -42,7 +52,7 @@ class MsgpackCodec:
             "t": "update",
             "v": new.version,
             "room": new.meta_data(now_ms()),
-            "events": [event_to_data(e) for e in events if visible_to(e, viewer)],
+            "events": [d for e, d in zip(events, self._events(events)) if visible_to(e, viewer)],
             "diff": diff(old.view(viewer), new.view(viewer)).to_data(),
         })
 

@@ -94,7 +94,7 @@ class Hub:
         self._connected = asyncio.Event()
         self._stopping = False
         self.reconnects = 0
-        self.stats = {"messages": 0, "frames": 0, "renders": 0, "slow_closed": 0}
+        self.stats = {"messages": 0, "decoded": 0, "frames": 0, "renders": 0, "slow_closed": 0}
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -369,6 +369,7 @@ class Hub:
             new, events, started = local
         else:
             new, events = Room.from_data(unpack(data)), events_from_data(events_data)
+            self.stats["decoded"] += 1
         entry.room = new
         if old is not None and old.players != new.players:
             self._reseat(entry, new)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
+from enum import Enum, StrEnum
 from typing import Any, Sequence
 
 from engine import (
@@ -27,7 +27,6 @@ from engine import (
     TurnChanged,
     View,
     WrongMarkPlaced,
-    event_to_data,
 )
 from engine.clock import Clock
 from engine.rules import Action, Claim, Verdict
@@ -192,9 +191,33 @@ _EVENT_TYPES: dict[str, type] = {
 }
 
 
+_TAGS = {cls: tag for tag, cls in _EVENT_TYPES.items()}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, Enum):
+        return value.value
+    return value
+
+
+def event_data(event: Event) -> dict[str, Any]:
+    """Exactly ``engine.event_to_data(event)``, several times faster (no ``dataclasses.asdict``
+    deep copy; this runs for every event of every move, per viewer class). A test compares the
+    two on every event of whole games."""
+    data: dict[str, Any] = {"t": _TAGS[type(event)]}
+    for name in event.__slots__:  # type: ignore[union-attr]
+        if name == "audience":
+            continue
+        value = getattr(event, name)
+        data[name] = value.to_data() if isinstance(value, Outcome) else _plain(value)
+    return data
+
+
 def events_to_data(events: Sequence[Event]) -> list[list[Any]]:
-    """``[[audience, event_to_data(e)], ...]`` for the internal pub/sub message (may hold secrets)."""
-    return [[e.audience, event_to_data(e)] for e in events]
+    """``[[audience, event_data(e)], ...]`` for the internal pub/sub message (may hold secrets)."""
+    return [[e.audience, event_data(e)] for e in events]
 
 
 def _cell(value: Any) -> tuple[int, int]:

@@ -131,6 +131,7 @@ class Rooms:
         self.metrics = metrics or Metrics()
         self.finished_ttl_s = finished_ttl_s
         self.idle_ttl_s = idle_ttl_s
+        self.stats = {"cache_hits": 0, "loads": 0, "conflicts": 0}
         self._nonce = secrets.token_bytes(6)
         self._count = 0
         self.cached: Callable[[str], Room | None] = lambda room_id: None
@@ -141,6 +142,7 @@ class Rooms:
 
     async def load(self, room_id: str) -> Room:
         """The current Room; raises :class:`UnknownRoom`."""
+        self.stats["loads"] += 1
         found = await self.store.load(room_id)
         if found is None:
             raise UnknownRoom(f"no game {room_id!r}")
@@ -247,6 +249,8 @@ class Rooms:
             room = self.cached(room_id) if attempt == 0 else None
             if room is None or (seen_version is not None and seen_version != room.version):
                 room = await self.load(room_id)
+            else:
+                self.stats["cache_hits"] += 1
             if seen_version is not None and seen_version != room.version:
                 raise StaleVersion(f"you saw version {seen_version}, the game is at {room.version}", room)
             if room.status is Status.WAITING:

@@ -2,8 +2,8 @@
 
 import random
 
-from engine import Duel, Explore, Mark
-from server.room import Player, Room, clone_duel, events_from_data, events_to_data
+from engine import Duel, Explore, Mark, event_to_data
+from server.room import Player, Room, clone_duel, event_data, events_from_data, events_to_data
 
 
 def test_clone_is_independent_and_equal():
@@ -32,3 +32,17 @@ def test_room_round_trip_and_events_codec():
     assert again.to_data() == room.to_data()
     events = duel.apply(0, Mark((0, 0)))
     assert events_from_data(events_to_data(events)) == events
+
+
+def test_fast_event_data_equals_the_engines():
+    for seed in range(6):
+        rng = random.Random(seed)
+        duel = Duel.new(random.Random(seed), first=0)
+        for _ in range(200):
+            if duel.outcome is not None:
+                break
+            hidden = [c for c in duel.geo.cells if duel.is_hidden(c)]
+            cell = rng.choice(hidden)
+            move = Mark(cell) if rng.random() < 0.4 else Explore(cell)
+            for event in duel.apply(duel.to_move, move):
+                assert event_data(event) == event_to_data(event)
