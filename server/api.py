@@ -181,10 +181,12 @@ async def healthz(request: Request) -> JSONResponse:
     state = request.app.state
     redis_ok = await state.store.ping()
     hub = state.hub
-    body = {"ok": redis_ok, "redis": redis_ok, "pubsub": hub.connected,
+    if not redis_ok:
+        state.metrics.redis_errors.labels("health").inc()
+    body = {"ok": redis_ok and hub.connected, "redis": redis_ok, "pubsub": hub.connected,
             "rooms_local": len(hub.entries), "connections": sum(len(e.conns) for e in hub.entries.values()),
             "stats": {**hub.stats, **state.rooms.stats, "pubsub_reconnects": hub.reconnects}}
-    return JSONResponse(body, status_code=200 if redis_ok else 503)
+    return JSONResponse(body, status_code=200 if body["ok"] else 503)
 
 
 routes = [

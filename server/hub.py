@@ -91,6 +91,7 @@ class Hub:
         self._task: asyncio.Task[None] | None = None
         self._refresh_task: asyncio.Task[None] | None = None
         self._resync_task: asyncio.Task[None] | None = None
+        self._refreshes: set[asyncio.Task[None]] = set()
         self._connected = asyncio.Event()
         self._stopping = False
         self.reconnects = 0
@@ -110,7 +111,7 @@ class Hub:
         for entry in self.entries.values():
             for conn in list(entry.conns):
                 conn.close(RESTART, "server restart")
-        for task in (self._task, self._refresh_task, self._resync_task):
+        for task in (self._task, self._refresh_task, self._resync_task, *self._refreshes):
             if task is not None:
                 task.cancel()
                 try:
@@ -188,6 +189,38 @@ class Hub:
             return
         self._deliver(conn, self.codecs[conn.codec].snapshot(room, conn.viewer), room.version, room.id)
 
+    def refresh_later(self, room_id: str, conn: Connection) -> None:
+        """After an ``unavailable`` error: send ``conn`` a fresh snapshot once Redis answers
+        again (at once if it already does), so the client learns what became of its action.
+        Bounded (about a minute of retries); a closed connection stops it."""
+        task = asyncio.create_task(self._refresh(room_id, conn), name=f"hub-refresh-{room_id}")
+        self._refreshes.add(task)
+        task.add_done_callback(self._refreshes.discard)
+
+    async def _refresh(self, room_id: str, conn: Connection, attempts: int = 60) -> None:
+        delay = 0.05
+        for _ in range(attempts):
+            if getattr(conn, "closed", False) or self._stopping:
+                return
+            try:
+                await asyncio.wait_for(self._connected.wait(), 5)
+                room = await self.rooms.load(room_id)
+            except Exception as exc:
+                if not is_outage(exc) and not isinstance(exc, asyncio.TimeoutError):
+                    log.exception("refresh of %s failed", room_id)
+                    return
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 1.0)
+                continue
+            entry = self.entries.get(room_id)
+            if entry is None or conn not in entry.conns:
+                return
+            if entry.room is None or entry.room.version < room.version:
+                entry.room = room
+            conn.version = None  # a full snapshot, whatever it had
+            self.send_snapshot(conn, entry.room)
+            return
+
     def cached_room(self, room_id: str) -> Room | None:
         """The last Room seen for a locally watched room while pub/sub is up, else ``None``."""
         entry = self.entries.get(room_id)
@@ -225,6 +258,10 @@ class Hub:
             self._drop_slow(conn, room_id)
 
     def _drop_slow(self, conn: Connection, room_id: str) -> None:
+        """``conn`` refused a frame: close it with 1013 — unless it is already closing (the peer
+        left, or a send failed): that is not a slow consumer, and its handler detaches it."""
+        if getattr(conn, "closed", False):
+            return
         self.stats["slow_closed"] += 1
         self.metrics.slow_consumers.inc()
         event(log, "slow_consumer_dropped", level=logging.WARNING, room=room_id, player=conn.player_id,

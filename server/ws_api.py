@@ -145,6 +145,7 @@ async def _handle(msg: wire.ClientMessage, box: Outbox, room_id: str, rooms, hub
             raise
         hub.metrics.unavailable.inc()
         box.send(codec.error(UNAVAILABLE, UNAVAILABLE_MESSAGE))
+        hub.refresh_later(room_id, box)  # a snapshot follows once Redis answers: it shows what happened
 
 
 routes = [WebSocketRoute("/api/v1/games/{id}/ws", game_socket)]

@@ -307,6 +307,7 @@ async def _browser_socket(websocket: WebSocket) -> None:
                     raise
                 hub.metrics.unavailable.inc()
                 conn.push(html.error(UNAVAILABLE, UNAVAILABLE_MESSAGE))
+                hub.refresh_later(room_id, conn)  # the board as it is, once Redis answers
     except UnknownRoom:
         conn.close(POLICY, "unknown game")
     except Exception as exc:

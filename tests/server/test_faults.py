@@ -1,0 +1,190 @@
+"""Faults of the store: Redis SIGKILLed during a stream of moves, and Redis away for a while.
+
+Each test starts its own Valkey (the production launcher, AOF on, data in a tmp dir) and a
+live server process pointed at it through ``REDIS_URL`` (so the server runs as with an
+external Redis: ``WAITAOF 1 0`` after each commit), kills or stops that Valkey, and starts it
+again on the same port and data directory. No server process is restarted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import signal
+
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+from websockets.asyncio.client import connect
+
+from engine import SPECTATOR
+from server.client import Api, GameSocket
+from server.embedded_redis import EmbeddedRedis
+
+from .bots import RoomBots, assert_log_matches, stored_log
+from .helpers import assert_view, pick_move, seated_game, wire_move
+
+pytestmark = pytest.mark.slow
+
+POLL = 300  # bounded polls of /healthz (50 ms apart)
+
+
+class Store:
+    """A Valkey we can SIGKILL or stop, and start again on the same port and data directory."""
+
+    def __init__(self, base) -> None:
+        self.base = base
+        self.server = EmbeddedRedis(base).start()
+        self.port = self.server.port
+        self.url = self.server.url
+
+    def kill(self) -> None:
+        proc = self.server.process
+        assert proc is not None
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        self.server.process = None
+
+    def stop(self) -> None:
+        self.server.stop()
+
+    def start(self) -> None:
+        self.server = EmbeddedRedis(self.base, port=self.port).start()
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "store")
+    yield s
+    s.stop()
+
+
+async def health(url: str, status: int) -> None:
+    async with httpx.AsyncClient(timeout=5) as http:
+        for _ in range(POLL):
+            if (await http.get(url + "/healthz")).status_code == status:
+                return
+            await asyncio.sleep(0.05)
+    raise AssertionError(f"/healthz never answered {status}")
+
+
+def metric(text: str, name: str, **labels: str) -> float:
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+                return sample.value
+    raise KeyError(name)
+
+
+async def seated_rooms(url: str, seeds: list[int], url_for) -> list[RoomBots]:
+    out = []
+    async with Api(url) as api:
+        for seed in seeds:
+            game_id, anna, ben = await seated_game(api, seed)
+            out.append(RoomBots(game_id, seed, {0: anna.token, 1: ben.token}, url_for))
+    return out
+
+
+async def test_acknowledged_moves_survive_a_redis_sigkill(start_server, store):
+    """Six rooms play at once; after 25 moves Valkey is SIGKILLed and restarted on the same data.
+    Every move any client saw acknowledged is in the log at its version, no version is missing
+    or repeated, and every game is played to its end."""
+    server = start_server(REDIS_URL=store.url)
+    seeds = [101, 102, 103, 104, 105, 106]
+    rooms = await seated_rooms(server.url, seeds, lambda viewer: server.url)
+    for bots in rooms:
+        await bots.start()
+    played = [0]
+    at_kill: list[int] = []
+
+    async def kill_and_restart() -> None:
+        for _ in range(2000):  # until 25 moves are in (bounded: 20 s)
+            if played[0] >= 25:
+                break
+            await asyncio.sleep(0.01)
+        at_kill.append(played[0])
+        store.kill()
+        await health(server.url, 503)
+        await asyncio.to_thread(store.start)
+
+    def count() -> None:
+        played[0] += 1
+
+    try:
+        await asyncio.gather(kill_and_restart(), *(bots.play(on_move=count) for bots in rooms))
+        for bots in rooms:
+            await bots.finish()
+    finally:
+        for bots in rooms:
+            await bots.close()
+    assert at_kill and played[0] > at_kill[0], "the kill did not happen during the games"
+    unavailable = sum(f.get("code") == "unavailable" for b in rooms for s in b.all_sockets for f in s.frames)
+    print(f"valkey SIGKILLed after {at_kill[0]} of {played[0]} moves; {len(rooms)} rooms; "
+          f"'unavailable' frames {unavailable}; resent moves {sum(b.resends for b in rooms)}; "
+          f"acknowledged versions checked {sum(len(b.acknowledged()) for b in rooms)}")
+    for bots in rooms:
+        assert bots.duel.outcome is not None
+        assert_log_matches(bots, stored_log(store.url, bots.game_id))
+
+
+async def test_redis_outage_is_shown_refuses_moves_and_heals_itself(start_server, store):
+    seed = 107
+    server = start_server(REDIS_URL=store.url)
+    async with Api(server.url) as api:
+        game_id, anna, ben = await seated_game(api, seed)
+    bots = RoomBots(game_id, seed, {0: anna.token, 1: ben.token}, lambda viewer: server.url)
+    await bots.start()
+    ws_base = server.url.replace("http://", "ws://")
+    browser = await connect(f"{ws_base}/g/{game_id}/ws", origin=server.url)  # a spectator's page
+    try:
+        assert (await asyncio.wait_for(browser.recv(), 10)).startswith("<!--snapshot-->")
+        await bots.play(max_moves=2)
+
+        store.stop()
+        # every client is told, without having to do anything
+        for viewer in (0, 1, SPECTATOR):
+            frame = await bots.socks[viewer].until(lambda f: f["t"] == "error", timeout_s=15)
+            assert frame["code"] == "unavailable" and "interrupted" in frame["message"]
+        for _ in range(100):
+            text = await asyncio.wait_for(browser.recv(), 15)
+            if "Service interrupted" in text:
+                break
+        else:
+            raise AssertionError("no service-interrupted banner on the browser socket")
+        # a move is refused, with a clear code, and the socket stays open
+        seat, v = bots.duel.to_move, bots.v
+        refused = pick_move(bots.duel, random.Random(0))
+        await bots.socks[seat].move(*wire_move(refused), v)
+        frame = await bots.socks[seat].until(lambda f: f["t"] == "error", timeout_s=15)
+        assert frame["code"] == "unavailable"
+        await health(server.url, 503)
+        async with httpx.AsyncClient(base_url=server.url, timeout=10) as http:
+            r = await http.get(f"/api/v1/games/{game_id}")
+            assert r.status_code == 503 and r.json()["error"]["code"] == "unavailable"
+            text = (await http.get("/metrics")).text
+            assert metric(text, "mineduel_redis_up") == 0
+            assert metric(text, "mineduel_unavailable_refusals_total") >= 1
+            assert metric(text, "mineduel_redis_errors_total", op="pubsub") >= 1
+
+        await asyncio.to_thread(store.start)
+        # it heals by itself: fresh snapshots at the same version (the refused move is not there)
+        for viewer in (0, 1, SPECTATOR):
+            frame = await bots.socks[viewer].until(lambda f: f["t"] == "snapshot", timeout_s=20)
+            assert frame["v"] == v
+            assert_view(bots.socks[viewer], bots.duel, viewer)
+        for _ in range(100):
+            text = await asyncio.wait_for(browser.recv(), 20)
+            if text.startswith("<!--snapshot-->"):
+                break
+        else:
+            raise AssertionError("no snapshot on the browser socket after the outage")
+        assert "Service interrupted" not in text and 'class="lost"' in text
+        await browser.close()  # (unread heartbeats would fill its queue and stall the close)
+        await health(server.url, 200)
+        # and the game goes on, on the same processes, to its end
+        await bots.play()
+        await bots.finish()
+    finally:
+        await browser.close()
+        await bots.close()
+    assert_log_matches(bots, stored_log(store.url, game_id))  # the log is the referee's game, nothing more
