@@ -102,8 +102,13 @@ def render_all(codecs: Codecs, inspector: Inspector, old: Room | None, new: Room
     snapshots = old is None or truth.over or rng.random() < style.snapshots
     for viewer in VIEWERS:
         if old is not None:
-            inspector.msgpack(codecs.msgpack.update(old, new, viewer, events), viewer, truth)
-            inspector.html(codecs.html.update(old, new, viewer, events), viewer, truth)
+            data = inspector.msgpack(codecs.msgpack.update(old, new, viewer, events), viewer, truth)
+            if truth.over:
+                expect({"salt", "mines"} <= set(data["diff"]["changed"]), "the end update does not publish", viewer)
+            frame = codecs.html.update(old, new, viewer, events)
+            inspector.html(frame, viewer, truth)
+            if truth.over:  # the end publishes the layout, and the page checks it
+                expect("fair verified" in frame, "the end frame does not publish a verified layout", viewer)
         if snapshots:
             inspector.msgpack(codecs.msgpack.snapshot(new, viewer), viewer, truth)
             if old is None or not truth.over:  # at the end the html update is the whole snapshot
