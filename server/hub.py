@@ -454,5 +454,6 @@ class Hub:
                     try:
                         await self.store.set_watchers(room_id, self.process_id, entry.spectators,
                                                       self.presence_ttl_s, publish=False)
-                    except Exception as exc:
+                    except Exception as exc:  # Redis away: one line per pass, not one per room
                         redis_down(self.metrics, "presence", exc, room=room_id)
+                        break
