@@ -2,11 +2,12 @@
 
 A :class:`RoomBots` drives one seeded game with its two players (and a spectator) over the
 msgpack websocket, mirrored by the referee (a local engine Duel). A move is sent with the
-version the referee is at, and resent with that same version whenever its fate is unknown
-(an ``unavailable`` error, a dropped socket): the version makes resending safe, since a move
-that was in fact committed makes the resend ``stale``. A move counts as committed once the
-mover's socket shows the next version (an update, or a snapshot after a resync or reconnect);
-the referee then applies it and the socket's view must equal the referee's.
+version the referee is at, and resent blindly with that same version whenever its fate is
+unknown (an ``unavailable`` error, a dropped socket): the version makes resending safe, since a
+move that was in fact committed makes the resend ``stale``. A move counts as committed once the
+mover's socket shows the next version (an update, or a snapshot after a resync or reconnect)
+and any resend has been answered; the referee then applies it and the socket's view must
+equal the referee's.
 
 Every frame every socket received is kept (``all_sockets``), so tests can check that every
 version a client saw acknowledged is in Redis's log.
@@ -48,7 +49,10 @@ class RoomBots:
         self.socks: dict[int, GameSocket] = {}
         self.all_sockets: list[GameSocket] = []
         self.resends = 0
+        self.replays = 0
         self.reconnects = 0
+        self.last: dict[int, tuple[str, tuple[int, int], int]] = {}
+        """Each seat's last committed move as ``(action, cell, version it was sent on)``."""
         self.moves = 0
 
     async def connect(self, viewer: int) -> GameSocket:
@@ -98,36 +102,62 @@ class RoomBots:
             raise AssertionError("the game did not end")
 
     async def _commit(self, seat: int, move: Move) -> None:
-        """Send ``move`` on version ``self.v`` until the mover's socket shows version ``self.v + 1``."""
+        """Send ``move`` on version ``self.v`` until the mover's socket shows version ``self.v + 1``.
+
+        Whenever its fate is unknown — the socket dropped, or an ``unavailable`` error came — the
+        bot acts like a client replaying its queued sends once the connection is back (after the
+        reconnect, or the snapshot that follows an outage): it sends this seat's previous move
+        again with its old version, which must be answered ``stale``, and resends this move
+        blindly on the same version, answered ``stale`` if the first send had been committed,
+        else by its update. A server that applied a move twice shows here as a skipped
+        version or a rules error.
+        """
         action, cell = wire_move(move)
-        sock = self.socks[seat]
+        send, resent, refused, replays = True, False, False, 0
         try:
-            await sock.until_version(self.v, timeout_s=FRAME_TIMEOUT_S)
-        except ConnectionClosed:
-            sock = await self.connect(seat)
-        send, uncertain = True, False
+            await self.socks[seat].until_version(self.v, timeout_s=FRAME_TIMEOUT_S)
+        except ConnectionClosed:  # dropped while the other seat moved: replay as after any reconnect
+            self.reconnects += 1
+            await self.connect(seat)
+            resent = True
         for _ in range(MAX_FRAMES):
             sock = self.socks[seat]
             try:
                 if send:
+                    if resent and seat in self.last:
+                        await sock.move(*self.last[seat])  # the previous move, replayed: must be stale
+                        replays += 1
+                        self.replays += 1
                     await sock.move(action, cell, self.v)
                     send = False
                 frame = await sock.next(FRAME_TIMEOUT_S)
-            except ConnectionClosed:  # the server died or shut down: its fate shows in the snapshot
+            except ConnectionClosed:  # the server died or shut down
                 self.reconnects += 1
-                sock = await self.connect(seat)
-                frame = sock.frames[-1]
-                uncertain = True
-            assert sock.v is not None
-            if sock.v > self.v:
-                assert sock.v == self.v + 1, f"{self.game_id}: v{sock.v} after v{self.v}: a move applied twice?"
+                await self.connect(seat)
+                self.resends += 1
+                send, resent, refused, replays = True, True, False, 0
+                continue
+            kind = frame["t"]
+            if kind == "error":
+                assert frame["code"] in ("unavailable", "stale"), f"{self.game_id}: {frame}"
+                if frame["code"] == "stale":
+                    if replays:
+                        replays -= 1  # the replayed move: refused, as it must be
+                    else:
+                        resent = False  # the resend: this move was committed already
+                else:
+                    refused = True  # a snapshot follows when the service is back
+            elif kind == "update" and frame["v"] == self.v + 1:
+                resent = False  # this move's commit, from whichever send
+            elif kind == "snapshot" and refused:
+                self.resends += 1
+                send, resent, refused, replays = True, True, False, 0
+                continue
+            assert sock.v is not None and sock.v <= self.v + 1, \
+                f"{self.game_id}: v{sock.v} after v{self.v}: a move applied twice?"
+            if sock.v == self.v + 1 and not resent and not replays:
+                self.last[seat] = (action, cell, self.v)
                 return
-            if frame["t"] == "error":
-                assert frame["code"] in ("unavailable", "stale"), frame
-                uncertain = uncertain or frame["code"] == "unavailable"
-            elif frame["t"] == "snapshot" and uncertain and sock.v == self.v:
-                self.resends += 1  # refused (or still unknown): the same move on the same version
-                send, uncertain = True, False
         raise AssertionError(f"{self.game_id}: no outcome for a move after {MAX_FRAMES} frames")
 
     async def finish(self) -> None:

@@ -120,7 +120,8 @@ async def test_acknowledged_moves_survive_a_redis_sigkill(start_server, store):
     assert at_kill and played[0] > at_kill[0], "the kill did not happen during the games"
     unavailable = sum(f.get("code") == "unavailable" for b in rooms for s in b.all_sockets for f in s.frames)
     print(f"valkey SIGKILLed after {at_kill[0]} of {played[0]} moves; {len(rooms)} rooms; "
-          f"'unavailable' frames {unavailable}; resent moves {sum(b.resends for b in rooms)}; "
+          f"'unavailable' frames {unavailable}; moves resent {sum(b.resends for b in rooms)}, "
+          f"committed moves replayed (all refused as stale) {sum(b.replays for b in rooms)}; "
           f"acknowledged versions checked {sum(len(b.acknowledged()) for b in rooms)}")
     for bots in rooms:
         assert bots.duel.outcome is not None

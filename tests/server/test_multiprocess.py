@@ -141,8 +141,9 @@ async def test_sigkill_one_process_under_load(two_servers, redis_url):
     """Six rooms play at once over both processes (players split, spectators on p1); after
     30 moves p1 is SIGKILLed. Its clients reconnect to p2, every game is played to its end, and
     each room's log holds exactly the referee's moves at versions 1..N: no move was lost or
-    applied twice (a move whose fate the crash hid is resent on the same version, which the
-    compare-and-set makes safe)."""
+    applied twice. After reconnecting, a client replays its last committed move and resends
+    the pending one on their versions (as the htmx ws extension replays queued sends): the
+    replay must be refused as stale."""
     from .bots import RoomBots, assert_log_matches, stored_log
 
     p1, p2 = two_servers
@@ -187,5 +188,8 @@ async def test_sigkill_one_process_under_load(two_servers, redis_url):
         assert bots.duel.outcome is not None
         assert all(s.ws.remote_address[1] == p2.port for s in bots.socks.values())  # all on the survivor
         assert_log_matches(bots, stored_log(redis_url, bots.game_id))
+    replays = sum(b.replays for b in rooms)
+    assert replays >= 1, "no client replayed a committed move after reconnecting"
     print(f"p1 SIGKILLed after {at_kill[0]} of {played[0]} moves in {len(rooms)} rooms; "
-          f"reconnects while moving {sum(b.reconnects for b in rooms)}, resent moves {sum(b.resends for b in rooms)}")
+          f"reconnects while playing {sum(b.reconnects for b in rooms)}, moves resent {sum(b.resends for b in rooms)}, "
+          f"committed moves replayed (all refused as stale) {replays}")
