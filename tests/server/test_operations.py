@@ -258,3 +258,34 @@ async def test_sigterm_closes_sockets_with_1012_and_exits_0_while_the_game_goes_
     finally:
         for sock in socks.values():
             await sock.close()
+
+
+async def test_room_keys_expire_after_the_game_and_when_abandoned(redis_url):
+    """Retention: every commit renews the expiry of the room's state and log — the idle TTL
+    while the game is unfinished, the finished TTL once it is over — so Redis does not keep
+    every game ever played."""
+    import redis.asyncio as aioredis
+
+    from server.store import log_key, state_key
+
+    store = Store(redis_url)
+    rooms = Rooms(store, finished_ttl_s=1, idle_ttl_s=3600)
+    r = aioredis.Redis.from_url(redis_url)
+    try:
+        anna, ben = Player("gA", "Anna"), Player("gB", "Ben")
+        room = await rooms.create(anna, seat=0, seed=5, opponent=ben)
+        keys = (state_key(room.id), log_key(room.id))
+        for key in keys:
+            assert 3000 < await r.ttl(key) <= 3600  # abandoned now, it would go in an hour
+        await rooms.resign(room.id, 1)
+        for _ in range(POLLS):  # over: gone after a second
+            if not await r.exists(*keys):
+                break
+            await asyncio.sleep(0.05)
+        assert not await r.exists(*keys)
+        forever = Rooms(store, finished_ttl_s=0, idle_ttl_s=0)
+        kept = await forever.create(anna, seat=0, seed=5, opponent=ben)
+        assert await r.ttl(state_key(kept.id)) == -1  # 0 = keep forever
+    finally:
+        await r.aclose()
+        await store.close()
