@@ -303,7 +303,7 @@ def main() -> None:
         p.start()
     barrier.wait(timeout=600)  # everybody connected
     t0 = time.monotonic()
-    cpu0 = (cpu_s(args.pid), cpu_s(args.redis_pid))
+    cpu0 = (cpu_s(args.pid), cpu_s(args.redis_pid), sum(cpu_s(p.pid) or 0.0 for p in procs))
     print(f"mode={args.mode} connected in all {args.procs} client processes; server RSS {rss_mb(args.pid)} MB", flush=True)
 
     if args.mode == "idle":
@@ -334,8 +334,16 @@ def main() -> None:
         print(f"errors={errors or 0} sockets closed early={sum(o['closed'] for o in outs)}")
         wall = time.monotonic() - t0
         print(f"server RSS: before={rss_before} MB, end of run={peak} MB; valkey RSS={rss_mb(args.redis_pid)} MB")
-        print(f"CPU over the run (of one core): server {cpu_share(cpu0[0], cpu_s(args.pid), wall)}, "
-              f"valkey {cpu_share(cpu0[1], cpu_s(args.redis_pid), wall)}")
+        server_cpu = cpu_s(args.pid)
+        client_cpu = sum(cpu_s(p.pid) or 0.0 for p in procs)
+        print(f"CPU over the run (of one core): server {cpu_share(cpu0[0], server_cpu, wall)}, "
+              f"valkey {cpu_share(cpu0[1], cpu_s(args.redis_pid), wall)}, "
+              f"load client {cpu_share(cpu0[2], client_cpu, wall)} (all {args.procs} processes)")
+        if server_cpu is not None and cpu0[0] is not None and moves:
+            # moves are paced at the same rate during the warm-up, so scale the window's rate to the wall
+            per_move = 1000 * (server_cpu - cpu0[0]) / (moves / elapsed * wall)
+            print(f"server CPU per committed move (with its pushes): {per_move:.2f} ms")
+        print(f"load average: {Path('/proc/loadavg').read_text().split()[0]} (1 min; other processes share the cores)")
     for p in procs:
         p.join(timeout=60)
     print(f"bench wall time {time.monotonic() - t0:.1f}s")
