@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from engine import RULESETS, SPECTATOR
+from engine import RULESETS, SPECTATOR, IllegalMove
 
 from .auth import BadName, bearer_token, validate_name
 from .codec_msgpack import now_ms
@@ -45,7 +45,7 @@ async def _body(request: Request) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: absurdly deep nesting
         raise ApiError(400, "malformed", "the body is not JSON") from None
     if not isinstance(data, dict):
         raise ApiError(400, "malformed", "the body must be a JSON object")
@@ -72,6 +72,8 @@ def _handles(fn):  # noqa: ANN001, ANN202 - a tiny decorator mapping errors to r
             return error(exc.http_status, exc.code, exc.message)
         except Limited as exc:
             return too_many(exc, json_body=True)
+        except IllegalMove as exc:  # e.g. resigning a game that is already over
+            return error(409, exc.code.value, exc.message)
 
     endpoint.__name__ = fn.__name__
     return endpoint
