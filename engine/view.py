@@ -137,6 +137,23 @@ def _cells(items: list[Any]) -> tuple[Cell, ...]:
     return tuple((r, c) for r, c in items)
 
 
+_LINES: dict[int, tuple[Any, MoveLine, MoveLine]] = {}
+"""``id(line)`` → ``(line, as shown to all, with the cell hidden)``: a duel's lines are immutable
+and shared by its later copies, so each one is converted once instead of once per view (and
+equal views then share the same objects, which makes comparing move lists cheap). The line is
+kept in the entry so its id cannot be reused while cached; bounded by clearing."""
+
+
+def _move_line(ln: Any, hide_cell: bool) -> MoveLine:
+    entry = _LINES.get(id(ln))
+    if entry is None or entry[0] is not ln:
+        if len(_LINES) >= 100_000:
+            _LINES.clear()
+        shown = MoveLine(ln.number, ln.seat, ln.action, ln.cell, ln.verdict, ln.points, ln.auto_revealed)
+        entry = _LINES[id(ln)] = (ln, shown, replace(shown, cell=None))
+    return entry[2] if hide_cell else entry[1]
+
+
 def view_of(duel: "Duel", viewer: int) -> View:
     """The view of ``viewer`` (0, 1 or :data:`SPECTATOR`); raises ``ValueError`` for others."""
     if viewer not in VIEWERS:
@@ -146,31 +163,28 @@ def view_of(duel: "Duel", viewer: int) -> View:
     shown_marks = tuple(
         tuple(sorted(marks)) if over or seat == viewer else () for seat, marks in enumerate(duel.wrong_marks)
     )
-    own = duel.wrong_marks[viewer] if viewer != SPECTATOR else set()
-    rows = []
-    for r in range(setup.height):
-        row = []
-        for c in range(setup.width):
-            cell = (r, c)
-            if cell in duel.numbers:
-                row.append(str(duel.numbers[cell]))
-            elif cell in duel.claims:
-                seat, claim = duel.claims[cell]
-                row.append(CLAIM_CHARS[seat][claim])
-            elif over and cell in setup.mines:
-                row.append(UNCLAIMED_MINE)
-            elif cell in own:
-                row.append(OWN_WRONG_MARK)
-            else:
-                row.append(HIDDEN)
-        rows.append("".join(row))
+    own = duel.wrong_marks[viewer] if viewer != SPECTATOR else ()
+    # Paint the grid from the lowest precedence to the highest (number > claim > unclaimed
+    # mine once over > own wrong mark > hidden): later writes win. Only cells with something
+    # to show are visited, not the whole board.
+    width, height = setup.width, setup.height
+    grid = [HIDDEN] * (width * height)
+    for r, c in own:
+        if 0 <= r < height and 0 <= c < width:
+            grid[r * width + c] = OWN_WRONG_MARK
+    if over:
+        for r, c in setup.mines:
+            if 0 <= r < height and 0 <= c < width:
+                grid[r * width + c] = UNCLAIMED_MINE
+    for (r, c), (seat, claim) in duel.claims.items():
+        if 0 <= r < height and 0 <= c < width:
+            grid[r * width + c] = CLAIM_CHARS[seat][claim]
+    for (r, c), number in duel.numbers.items():
+        if 0 <= r < height and 0 <= c < width:
+            grid[r * width + c] = str(number)
+    rows = ["".join(grid[i : i + width]) for i in range(0, width * height, width)]
     moves = tuple(
-        MoveLine(
-            ln.number, ln.seat, ln.action,
-            None if ln.verdict is Verdict.BLUBB and not over and ln.seat != viewer else ln.cell,
-            ln.verdict, ln.points, ln.auto_revealed,
-        )
-        for ln in duel.lines
+        _move_line(ln, ln.verdict is Verdict.BLUBB and not over and ln.seat != viewer) for ln in duel.lines
     )
     return View(
         viewer=viewer,
@@ -227,11 +241,14 @@ def diff(old: View, new: View) -> ViewDiff:
     if (old.viewer, old.commitment) != (new.viewer, new.commitment):
         raise ValueError("views of different viewers or games")
     touched = set(old.last_opened) ^ set(new.last_opened)
+    # Rows that are equal and hold no touched cell are skipped whole (a string comparison).
+    touched_rows = {r for r, _c in touched}
     cells = tuple(
-        (r, c, new.rows[r][c])
-        for r in range(new.height)
+        (r, c, new_row[c])
+        for r, (old_row, new_row) in enumerate(zip(old.rows, new.rows))
+        if old_row != new_row or r in touched_rows
         for c in range(new.width)
-        if new.rows[r][c] != old.rows[r][c] or (r, c) in touched
+        if new_row[c] != old_row[c] or (r, c) in touched
     )
     changed = {name: getattr(new, name) for name in _DIFFED if getattr(new, name) != getattr(old, name)}
     if new.moves[: len(old.moves)] == old.moves:
