@@ -163,7 +163,7 @@ async def play(base: str, game_id: str, tokens: dict[int, str], seat: int, frame
         v = msgpack.unpackb(await ws.recv())["v"]
         await ws.send(msgpack.packb({**frame, "v": v}))
         for _ in range(50):
-            data = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 10))
+            data = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 30))  # a bound, not an expectation
             assert data["t"] != "error", data
             if data["t"] == "update":
                 return
