@@ -45,9 +45,13 @@ def raise_fd_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
-def rss_mb(pid: int | None) -> float | None:
+def rss_mb(pid: int | str | None) -> float | None:
+    """Resident memory of ``pid`` (or the sum over comma-separated pids: ``WORKERS`` > 1)."""
     if not pid:
         return None
+    if isinstance(pid, str):
+        found = [rss_mb(int(p)) for p in pid.split(",")]
+        return None if None in found else sum(found)  # type: ignore[arg-type]
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
@@ -57,10 +61,13 @@ def rss_mb(pid: int | None) -> float | None:
     return None
 
 
-def cpu_s(pid: int | None) -> float | None:
-    """User + system CPU seconds used so far by ``pid`` (from /proc)."""
+def cpu_s(pid: int | str | None) -> float | None:
+    """User + system CPU seconds used so far by ``pid`` (from /proc; summed over comma-separated pids)."""
     if not pid:
         return None
+    if isinstance(pid, str):
+        found = [cpu_s(int(p)) for p in pid.split(",")]
+        return None if None in found else sum(found)  # type: ignore[arg-type]
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -285,7 +292,7 @@ def main() -> None:
     ap.add_argument("--warmup", type=float, default=3.0)
     ap.add_argument("--conns", type=int, default=10_000, help="idle mode: connections")
     ap.add_argument("--procs", type=int, default=2, help="client processes")
-    ap.add_argument("--pid", type=int, help="server process id, for its RSS")
+    ap.add_argument("--pid", help="server process id(s), comma-separated (WORKERS > 1), for RSS and CPU")
     ap.add_argument("--redis-pid", type=int, help="embedded valkey's pid, for its RSS")
     args = ap.parse_args()
     if not args.url.startswith(("http://127.", "http://localhost", "http://[::1]")):
