@@ -398,7 +398,13 @@ class Hub:
         _tag, version, data, events_data, nonce = unpack(payload)
         old = entry.room
         if old is not None and old.version >= version:
+            # This version (or a later one) is here already: an attach or a refresh loaded it
+            # before its message arrived. Connections still behind it get a snapshot of the
+            # latest (skipping them would leave them stuck until the next change).
             self._recent.pop(nonce, None)
+            self._reseat(entry, old)
+            if any(c.version is not None and c.version < old.version for c in entry.conns):
+                self._fan_out(entry, None, old, ())
             return
         local = self._recent.pop(nonce, None)
         started = None

@@ -137,6 +137,11 @@ class RoomBots:
                 self.resends += 1
                 send, resent, refused, replays = True, True, False, 0
                 continue
+            except asyncio.TimeoutError:
+                seen = [(f["t"], f.get("v"), f.get("code")) for f in sock.frames[-12:]]
+                raise AssertionError(f"{self.game_id} seat {seat}: no frame for {FRAME_TIMEOUT_S} s at v{self.v} "
+                                     f"(socket v{sock.v}, resent={resent} refused={refused} replays={replays}); "
+                                     f"last frames {seen}") from None
             kind = frame["t"]
             if kind == "error":
                 assert frame["code"] in ("unavailable", "stale"), f"{self.game_id}: {frame}"
@@ -153,6 +158,8 @@ class RoomBots:
                 self.resends += 1
                 send, resent, refused, replays = True, True, False, 0
                 continue
+            elif kind == "snapshot" and frame["v"] == self.v + 1:
+                resent = False  # committed (a refresh after an outage shows it as a snapshot)
             assert sock.v is not None and sock.v <= self.v + 1, \
                 f"{self.game_id}: v{sock.v} after v{self.v}: a move applied twice?"
             if sock.v == self.v + 1 and not resent and not replays:
