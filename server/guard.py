@@ -20,7 +20,8 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from starlette.requests import HTTPConnection
@@ -161,6 +162,40 @@ class MessageLimit:
     def allow(self, viewer: int, now: float) -> bool:
         bucket = self.spectator if viewer == SPECTATOR else self.player
         return bucket is None or bucket.allow(now)
+
+
+POLICY_CLOSE = 1008
+
+
+class Closable(Protocol):
+    viewer: int
+    closed: bool
+
+    def close(self, code: int, reason: str = "") -> None: ...
+
+
+async def client_frames(websocket: WebSocket, settings: Settings, conn: Closable) -> AsyncIterator[bytes | str]:
+    """Every frame the client sends, until it leaves or breaks a policy.
+
+    The one place both websocket edges apply the frame size limit and the per-connection
+    flood control: an oversized frame or a frame over budget closes ``conn`` with 1008 and
+    ends the iteration, so the edge only ever sees frames it may parse.
+    """
+    limit = MessageLimit(settings)
+    while not conn.closed:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        frame = message.get("bytes")
+        if frame is None:
+            frame = message.get("text") or ""
+        if len(frame) > settings.max_frame_bytes:
+            conn.close(POLICY_CLOSE, "frame too large")
+            return
+        if not limit.allow(conn.viewer, time.monotonic()):
+            conn.close(POLICY_CLOSE, "rate limit exceeded")
+            return
+        yield frame
 
 
 async def deny(websocket: WebSocket, response: Response) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket
@@ -21,7 +20,7 @@ from engine import SPECTATOR, Explore, IllegalMove, Mark
 from . import wire
 from .auth import bearer_token
 from .fanout import Outbox
-from .guard import MessageLimit, admit, guard_of
+from .guard import admit, client_frames, guard_of
 from .ops import UNAVAILABLE, UNAVAILABLE_MESSAGE, is_outage, redis_down
 from .rooms import RoomError, StaleVersion, TimedOut, UnknownRoom
 
@@ -77,20 +76,7 @@ async def _game_socket(websocket: WebSocket) -> None:
     writer = asyncio.create_task(box.run())
     try:
         await hub.attach(room_id, box)
-        limit = MessageLimit(settings)
-        while not box.closed:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            frame = message.get("bytes")
-            if frame is None:
-                frame = message.get("text") or ""
-            if len(frame) > settings.max_frame_bytes:
-                box.close(POLICY, "frame too large")
-                break
-            if not limit.allow(box.viewer, time.monotonic()):
-                box.close(POLICY, "rate limit exceeded")
-                break
+        async for frame in client_frames(websocket, settings, box):
             parsed = wire.parse_msgpack(frame)
             if isinstance(parsed, wire.BadMessage):
                 hub.metrics.bad_messages.inc()

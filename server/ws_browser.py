@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from typing import Any
 
 from starlette.routing import WebSocketRoute
@@ -34,7 +33,7 @@ from engine.encoding import HIDDEN, OWN_WRONG_MARK
 
 from . import wire_html
 from .fanout import Outbox
-from .guard import MessageLimit, admit, guard_of
+from .guard import admit, client_frames, guard_of
 from .html_render import SNAPSHOT_MARK, HtmlCodec, player_names, seat_name
 from .ops import UNAVAILABLE, UNAVAILABLE_MESSAGE, is_outage, redis_down
 from .pages import web_of
@@ -281,20 +280,7 @@ async def _browser_socket(websocket: WebSocket) -> None:
         await hub.attach(room_id, conn)
         period = settings.heartbeat_s if settings.heartbeat_s > 0 else DEFAULT_HEARTBEAT_S
         beat = asyncio.create_task(_heartbeat(conn, hub, html, room_id, period), name=f"ws-heartbeat-{room_id}")
-        limit = MessageLimit(settings)
-        while not conn.closed:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            frame = message.get("text")
-            if frame is None:
-                frame = message.get("bytes") or b""
-            if len(frame) > settings.max_frame_bytes:
-                conn.close(POLICY, "frame too large")
-                break
-            if not limit.allow(conn.viewer, time.monotonic()):
-                conn.close(POLICY, "rate limit exceeded")
-                break
+        async for frame in client_frames(websocket, settings, conn):
             parsed = wire_html.parse(frame)
             if isinstance(parsed, wire_html.BadFrame):
                 hub.metrics.bad_messages.inc()
