@@ -5,7 +5,7 @@ spectators, at every version of every game — plus the browser's selection fram
 by :mod:`tests.security.leaks` against the referee's truth. Two tests: a hypothesis property
 (shrinks a failure to a small seed) and a volume run on both cores.
 
-``MINEDUEL_LEAK_GAMES`` scales the volume run (default 1000 games); the figures of each run
+``MINEDUEL_LEAK_GAMES`` scales the volume run (default 2000 games); the figures of each run
 are written to ``test-artifacts/security/`` and quoted in docs/RELIABILITY.md.
 """
 
@@ -26,7 +26,7 @@ from tests.conftest import ROOT
 from .games import Codecs, play
 from .leaks import Inspector
 
-VOLUME_GAMES = int(os.environ.get("MINEDUEL_LEAK_GAMES", "1000"))
+VOLUME_GAMES = int(os.environ.get("MINEDUEL_LEAK_GAMES", "2000"))
 CHUNK = 50
 ARTIFACTS = ROOT / "test-artifacts" / "security"
 
@@ -64,6 +64,7 @@ def _run_chunk(seeds: range) -> dict[str, int]:
     return dict(stats)
 
 
+@pytest.mark.timeout(1800)  # ~90 s on an idle 2-core machine; a loaded one must not fail it
 def test_thousands_of_games_through_both_codecs_on_both_cores():
     chunks = [range(start, min(start + CHUNK, VOLUME_GAMES)) for start in range(0, VOLUME_GAMES, CHUNK)]
     figures: Counter[str] = Counter()
