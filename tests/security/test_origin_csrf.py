@@ -3,10 +3,12 @@ state-changing form, no cookie auth on the JSON API, cookie flags. Real server, 
 
 from __future__ import annotations
 
+import secrets
 import warnings
 
 import httpx
 import msgpack
+import pytest
 
 from server.client import Api
 
@@ -84,39 +86,52 @@ CROSS_SITE = [
 ]
 
 
-async def test_every_state_changing_form_refuses_cross_site_posts(live_server):
-    base = live_server.url
-    game_id, cookie, token, ben = await a_game(base)
+async def form_case(base: str, route: str) -> tuple[str, dict, dict | None, object]:
+    """``(path, form, cookies, changed)`` for one form route; ``await changed()`` tells whether
+    the post took effect."""
+    name = "Csrf" + secrets.token_hex(4)
+    cookie, token = form_guest(base, name)
     jar = {COOKIE: cookie}
     async with Api(base) as api:
+        if route == "guest":
+            return "/guest", {"name": "Eve", "next": "/"}, None, None  # the effect is the cookie
+        if route == "games":
+            async def changed() -> bool:
+                return name in httpx.get(base + "/").text  # the lobby lists games made from the page
+            return "/games", {"ruleset": "brettspielnetz", "seat": "0", "clock": "none"}, jar, changed
         other = await api.guest("Cy")
-        waiting = await api.create_game(other.token, seat=0)
-        over = await api.create_game(token, seat=0, seed=4)
-        await api.join(ben, over["id"])
-        await api.request("POST", f"/api/v1/games/{over['id']}/resign", ben)
+        if route == "join":
+            waiting = await api.create_game(other.token, seat=0)
 
-        routes = {
-            "/guest": ({"name": "Eve", "next": "/"}, None),
-            "/games": ({"ruleset": "brettspielnetz", "seat": "0", "clock": "none"}, jar),
-            f"/g/{waiting['id']}/join": ({}, jar),
-            f"/g/{over['id']}/rematch": ({}, jar),
-        }
-        for path, (form, cookies) in routes.items():
-            for headers in CROSS_SITE:
-                r = httpx.post(base + path, data=form, cookies=cookies, headers=headers, follow_redirects=False)
-                assert r.status_code == 403, (path, headers, r.status_code)
-                assert "set-cookie" not in r.headers and "location" not in r.headers, path
-                assert "another site" in r.text
-        # nothing happened: the waiting game still waits, the finished one has no rematch
-        assert (await api.game(waiting["id"]))["room"]["status"] == "waiting"
-        assert (await api.game(over["id"]))["room"]["rematch"] is None
+            async def changed() -> bool:
+                async with Api(base) as a:
+                    return (await a.game(waiting["id"]))["room"]["status"] != "waiting"
+            return f"/g/{waiting['id']}/join", {}, jar, changed
+        over = await api.create_game(token, seat=0)
+        await api.join(other.token, over["id"])
+        await api.request("POST", f"/api/v1/games/{over['id']}/resign", other.token)
 
-        # the same posts from our own pages work (so the 403s above are the origin check)
-        for path, (form, cookies) in routes.items():
-            r = httpx.post(base + path, data=form, cookies=cookies, headers={"origin": base}, follow_redirects=False)
-            assert r.status_code == 303, (path, r.status_code)
-        assert (await api.game(waiting["id"]))["room"]["status"] == "playing"
-        assert (await api.game(over["id"]))["room"]["rematch"] is not None
+        async def changed() -> bool:
+            async with Api(base) as a:
+                return (await a.game(over["id"]))["room"]["rematch"] is not None
+        return f"/g/{over['id']}/rematch", {}, jar, changed
+
+
+@pytest.mark.parametrize("route", ["guest", "games", "join", "rematch"])
+async def test_every_state_changing_form_refuses_cross_site_posts(live_server, route):
+    base = live_server.url
+    path, form, cookies, changed = await form_case(base, route)
+    for headers in CROSS_SITE:
+        r = httpx.post(base + path, data=form, cookies=cookies, headers=headers, follow_redirects=False)
+        assert r.status_code == 403, (path, headers, r.status_code)
+        assert "set-cookie" not in r.headers and "location" not in r.headers, path
+        assert "another site" in r.text
+    if changed is not None:
+        assert not await changed()  # nothing happened
+    # the same post from our own pages works (so the 403s above are the origin check)
+    r = httpx.post(base + path, data=form, cookies=cookies, headers={"origin": base}, follow_redirects=False)
+    assert r.status_code == 303, (path, r.status_code)
+    assert "set-cookie" in r.headers if route == "guest" else await changed()
 
 
 async def test_the_json_api_never_takes_the_cookie(live_server):
