@@ -225,3 +225,34 @@ def _move_data(move: Move) -> list[Any]:
     from engine import move_to_data
 
     return move_to_data(move)
+
+
+async def play_through_a_fault(
+    rooms: list[RoomBots], after_moves: int, fault: Callable[[], Any]
+) -> tuple[int, int]:
+    """Play every room to its end while ``fault`` (a coroutine function) strikes once
+    ``after_moves`` moves are in. Returns ``(moves played when it struck, moves played in all)``
+    and asserts the fault really happened mid-game."""
+    played = [0]
+    at_fault: list[int] = []
+
+    async def strike() -> None:
+        for _ in range(2000):  # until enough moves are in (bounded: 20 s)
+            if played[0] >= after_moves:
+                break
+            await asyncio.sleep(0.01)
+        at_fault.append(played[0])
+        await fault()
+
+    def count() -> None:
+        played[0] += 1
+
+    try:
+        await asyncio.gather(strike(), *(bots.play(on_move=count) for bots in rooms))
+        for bots in rooms:
+            await bots.finish()
+    finally:
+        for bots in rooms:
+            await bots.close()
+    assert at_fault and played[0] > at_fault[0], "the fault did not happen during the games"
+    return at_fault[0], played[0]

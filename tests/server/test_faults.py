@@ -21,7 +21,7 @@ from engine import SPECTATOR
 from server.client import Api, GameSocket
 from server.embedded_redis import EmbeddedRedis
 
-from .bots import RoomBots, assert_log_matches, stored_log
+from .bots import RoomBots, assert_log_matches, play_through_a_fault, stored_log
 from .helpers import assert_view, pick_move, referee, seated_game, wire_move
 
 pytestmark = pytest.mark.slow
@@ -94,32 +94,14 @@ async def test_acknowledged_moves_survive_a_redis_sigkill(start_server, store):
     rooms = await seated_rooms(server.url, seeds, lambda viewer: server.url)
     for bots in rooms:
         await bots.start()
-    played = [0]
-    at_kill: list[int] = []
-
     async def kill_and_restart() -> None:
-        for _ in range(2000):  # until 25 moves are in (bounded: 20 s)
-            if played[0] >= 25:
-                break
-            await asyncio.sleep(0.01)
-        at_kill.append(played[0])
         store.kill()
         await health(server.url, 503)
         await asyncio.to_thread(store.start)
 
-    def count() -> None:
-        played[0] += 1
-
-    try:
-        await asyncio.gather(kill_and_restart(), *(bots.play(on_move=count) for bots in rooms))
-        for bots in rooms:
-            await bots.finish()
-    finally:
-        for bots in rooms:
-            await bots.close()
-    assert at_kill and played[0] > at_kill[0], "the kill did not happen during the games"
+    at_kill, played = await play_through_a_fault(rooms, 25, kill_and_restart)
     unavailable = sum(f.get("code") == "unavailable" for b in rooms for s in b.all_sockets for f in s.frames)
-    print(f"valkey SIGKILLed after {at_kill[0]} of {played[0]} moves; {len(rooms)} rooms; "
+    print(f"valkey SIGKILLed after {at_kill} of {played} moves; {len(rooms)} rooms; "
           f"'unavailable' frames {unavailable}; moves resent {sum(b.resends for b in rooms)}, "
           f"committed moves replayed (all refused as stale) {sum(b.replays for b in rooms)}; "
           f"acknowledged versions checked {sum(len(b.acknowledged()) for b in rooms)}")

@@ -144,7 +144,7 @@ async def test_sigkill_one_process_under_load(two_servers, redis_url):
     applied twice. After reconnecting, a client replays its last committed move and resends
     the pending one on their versions (as the htmx ws extension replays queued sends): the
     replay must be refused as stale."""
-    from .bots import RoomBots, assert_log_matches, stored_log
+    from .bots import RoomBots, assert_log_matches, play_through_a_fault, stored_log
 
     p1, p2 = two_servers
     dead: set[str] = set()
@@ -161,35 +161,18 @@ async def test_sigkill_one_process_under_load(two_servers, redis_url):
             rooms.append(RoomBots(game_id, seed, {0: anna.token, 1: ben.token}, url_for))
     for bots in rooms:
         await bots.start()
-    played = [0]
-    at_kill: list[int] = []
 
     async def crash() -> None:
-        for _ in range(2000):  # until 30 moves are in (bounded: 20 s)
-            if played[0] >= 30:
-                break
-            await asyncio.sleep(0.01)
-        at_kill.append(played[0])
         dead.add(p1.url)
         await asyncio.to_thread(p1.kill)
 
-    def count() -> None:
-        played[0] += 1
-
-    try:
-        await asyncio.gather(crash(), *(bots.play(on_move=count) for bots in rooms))
-        for bots in rooms:
-            await bots.finish()
-    finally:
-        for bots in rooms:
-            await bots.close()
-    assert at_kill and played[0] > at_kill[0], "the kill did not happen during the games"
+    at_kill, played = await play_through_a_fault(rooms, 30, crash)
     for bots in rooms:
         assert bots.duel.outcome is not None
         assert all(s.ws.remote_address[1] == p2.port for s in bots.socks.values())  # all on the survivor
         assert_log_matches(bots, stored_log(redis_url, bots.game_id))
     replays = sum(b.replays for b in rooms)
     assert replays >= 1, "no client replayed a committed move after reconnecting"
-    print(f"p1 SIGKILLed after {at_kill[0]} of {played[0]} moves in {len(rooms)} rooms; "
+    print(f"p1 SIGKILLed after {at_kill} of {played} moves in {len(rooms)} rooms; "
           f"reconnects while playing {sum(b.reconnects for b in rooms)}, moves resent {sum(b.resends for b in rooms)}, "
           f"committed moves replayed (all refused as stale) {replays}")
