@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Protocol
+from collections import deque
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import Any, Protocol
 
 from engine import Event
 
@@ -71,16 +72,28 @@ class Connection(Protocol):
 
 
 class Outbox:
-    """A ready-made :class:`Connection`: a bounded queue drained by one writer task.
+    """A ready-made :class:`Connection`: frames go out in order, at most ``maxsize`` waiting.
 
-    The edge creates it with the async functions that really send and close, starts
-    :meth:`run` as a task, registers it with the hub, and awaits/cancels it when done::
+    A frame is written *inline* when nothing is waiting: the edge's send coroutine (uvicorn's
+    ASGI ``send``) completes without suspending while the socket is writable, so it is run
+    to its end right there, the way Python 3.12's eager tasks start a coroutine. Only when
+    a send suspends (the kernel buffer is full: a slow reader) does a task take it over and
+    drain the frames that queue meanwhile. Why: a writer task per connection cost a task
+    switch and a loop iteration per push, and kept a future and coroutines alive per idle
+    socket, which the cyclic GC then had to traverse on every young collection (tens of ms
+    with thousands of sockets). Send coroutines must not depend on ``current_task()`` (no
+    ``asyncio.timeout`` inside): inline they run in the caller's task.
+
+    The edge creates it with the async functions that really send and close, runs
+    :meth:`run` as a task (it ends when the connection is closed or a send failed),
+    registers the box with the hub, and awaits/cancels that task when done::
 
         box = Outbox(viewer, "msgpack", player_id, websocket.send_bytes, close_fn, maxsize=64)
         writer = asyncio.create_task(box.run())
     """
 
-    __slots__ = ("viewer", "codec", "player_id", "version", "_queue", "_send", "_close", "closed", "close_code")
+    __slots__ = ("viewer", "codec", "player_id", "version", "_waiting", "_maxsize", "_send", "_close",
+                 "_busy", "_done", "closed", "close_code")
 
     def __init__(
         self,
@@ -95,19 +108,24 @@ class Outbox:
         self.codec = codec
         self.player_id = player_id
         self.version: int | None = None
-        self._queue: asyncio.Queue[Frame | tuple[int, str]] = asyncio.Queue(maxsize)
+        self._waiting: deque[Frame | tuple[int, str]] = deque()
+        self._maxsize = maxsize
         self._send = send
         self._close = close
+        self._busy: asyncio.Task[None] | None = None  # finishing a suspended send, then the waiting ones
+        self._done = asyncio.Event()  # closed, or a send failed
         self.closed = False
         self.close_code: int | None = None
 
     def send(self, frame: Frame) -> bool:
         if self.closed:
             return False
-        try:
-            self._queue.put_nowait(frame)
-        except asyncio.QueueFull:
-            return False
+        if self._busy is not None:
+            if len(self._waiting) >= self._maxsize:
+                return False
+            self._waiting.append(frame)
+            return True
+        self._start(frame)
         return True
 
     def close(self, code: int, reason: str = "") -> None:
@@ -116,22 +134,73 @@ class Outbox:
         self.closed = True
         self.close_code = code
         # Jump the queue: a closing connection need not get the frames still waiting.
-        while not self._queue.empty():
-            self._queue.get_nowait()
-        self._queue.put_nowait((code, reason))
+        self._waiting.clear()
+        if self._busy is not None:
+            self._waiting.append((code, reason))
+        else:
+            self._start((code, reason))
 
     async def run(self) -> None:
-        """Send queued frames in order until :meth:`close` or a send error."""
-        while True:
-            item = await self._queue.get()
+        """Wait until the connection is closed (or a send failed); cancelling it also stops a
+        send stuck on a peer that stopped reading."""
+        try:
+            await self._done.wait()
+        finally:
+            if self._busy is not None:
+                self._busy.cancel()
+
+    def _coroutine(self, item: Frame | tuple[int, str]) -> Coroutine[Any, Any, None]:
+        return self._close(*item) if isinstance(item, tuple) else self._send(item)
+
+    def _start(self, item: Frame | tuple[int, str]) -> None:
+        """Run ``item``'s send (or close) inline; hand it to a task if it suspends."""
+        coro = self._coroutine(item)
+        try:
+            suspended_on = coro.send(None)
+        except StopIteration:
             if isinstance(item, tuple):
+                self._done.set()
+            return
+        except Exception:
+            self._failed(item)
+            return
+        self._busy = asyncio.ensure_future(self._finish(coro, suspended_on, item))
+
+    async def _finish(self, coro: Coroutine[Any, Any, None], suspended_on: Any, item: Frame | tuple[int, str]) -> None:
+        """Complete a send that suspended (as a task would), then send what queued meanwhile."""
+        try:
+            while True:
                 try:
-                    await self._close(*item)
-                except Exception:  # the peer may already be gone
-                    pass
-                return
-            try:
-                await self._send(item)
-            except Exception:
-                self.closed = True
-                return
+                    if suspended_on is None:  # a bare yield (asyncio.sleep(0))
+                        await asyncio.sleep(0)
+                        suspended_on = coro.send(None)
+                    else:
+                        # what a task does with a yielded future: take it over, then wait on it
+                        suspended_on._asyncio_future_blocking = False
+                        try:
+                            await suspended_on
+                        except BaseException as exc:  # incl. cancellation: the send gets it
+                            suspended_on = coro.throw(exc)
+                        else:
+                            suspended_on = coro.send(None)
+                except StopIteration:
+                    break
+            while self._waiting:
+                item = self._waiting.popleft()
+                await self._coroutine(item)
+        except asyncio.CancelledError:
+            self._done.set()
+            raise
+        except Exception:
+            self._failed(item)
+            return
+        finally:
+            self._busy = None
+        if isinstance(item, tuple):
+            self._done.set()
+
+    def _failed(self, item: Frame | tuple[int, str]) -> None:
+        """A send failed (the peer is gone) or the close did: nothing more goes out."""
+        self.closed = True
+        self._waiting.clear()
+        self._done.set()
