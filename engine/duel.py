@@ -35,6 +35,7 @@ from .events import (
 )
 from .encoding import CHAR_CLAIMS, CLAIM_CHARS, HIDDEN
 from .geometry import Cell, Geometry, geometry
+from .memo import PrefixMemo
 from .moves import Explore, Mark, Move, Resign, Timeout, move_from_data, move_to_data
 from .rules import (
     DEFAULT_RULESET,
@@ -110,6 +111,19 @@ class Line:
     verdict: Verdict
     points: int
     auto_revealed: int
+
+
+def _line_data(ln: Line) -> list[Any]:
+    return [ln.number, ln.seat, ln.action.value, *ln.cell, ln.verdict.value, ln.points, ln.auto_revealed]
+
+
+def _log_data(entry: tuple[int, Move]) -> list[Any]:
+    seat, move = entry
+    return [seat, *move_to_data(move)]
+
+
+_STORED: PrefixMemo[Any, list[Any]] = PrefixMemo()
+"""The stored (snapshot) form of ``lines`` and ``log``, per item, extended by new items only."""
 
 
 class Duel:
@@ -300,11 +314,10 @@ class Duel:
             "scores": list(self.scores),
             "board": list(self._board_rows()),
             "wrong_marks": [[list(c) for c in sorted(w)] for w in self.wrong_marks],
-            "lines": [
-                [ln.number, ln.seat, ln.action.value, *ln.cell, ln.verdict.value, ln.points, ln.auto_revealed]
-                for ln in self.lines
-            ],
-            "log": [[seat, *move_to_data(move)] for seat, move in self.log],
+            # plain forms of the append-only lists, converted once per item (engine/memo.py);
+            # shared with earlier snapshots of the game: do not mutate
+            "lines": list(_STORED.get(self.lines, "lines", _line_data)),
+            "log": list(_STORED.get(self.log, "log", _log_data)),
             "last_opened": [list(c) for c in self.last_opened],
         }
 

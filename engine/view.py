@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .encoding import CLAIM_CHARS, HIDDEN, OWN_WRONG_MARK, UNCLAIMED_MINE
 from .events import Outcome
 from .geometry import Cell
+from .memo import PrefixMemo
 from .rules import Action, Verdict
 
 if TYPE_CHECKING:
@@ -137,21 +138,23 @@ def _cells(items: list[Any]) -> tuple[Cell, ...]:
     return tuple((r, c) for r, c in items)
 
 
-_LINES: dict[int, tuple[Any, MoveLine, MoveLine]] = {}
-"""``id(line)`` → ``(line, as shown to all, with the cell hidden)``: a duel's lines are immutable
-and shared by its later copies, so each one is converted once instead of once per view (and
-equal views then share the same objects, which makes comparing move lists cheap). The line is
-kept in the entry so its id cannot be reused while cached; bounded by clearing."""
+_MOVES: PrefixMemo[Any, MoveLine] = PrefixMemo()
+"""The move list as each viewer class sees it, extended by the new lines only (a duel's lines
+are immutable and shared by its later copies). Successive views then share their MoveLine
+objects, which also makes ``diff``'s comparison of move lists identity checks."""
 
 
-def _move_line(ln: Any, hide_cell: bool) -> MoveLine:
-    entry = _LINES.get(id(ln))
-    if entry is None or entry[0] is not ln:
-        if len(_LINES) >= 100_000:
-            _LINES.clear()
-        shown = MoveLine(ln.number, ln.seat, ln.action, ln.cell, ln.verdict, ln.points, ln.auto_revealed)
-        entry = _LINES[id(ln)] = (ln, shown, replace(shown, cell=None))
-    return entry[2] if hide_cell else entry[1]
+def _move_lines(duel: "Duel", viewer: int, over: bool) -> tuple[MoveLine, ...]:
+    """The move list for ``viewer``: a wrong mark's cell is hidden from everyone but its
+    author until the game is over. ``hidden`` has bit ``s`` set if seat ``s``'s are hidden."""
+    hidden = 0 if over else (0b11 & ~(1 << viewer))
+
+    def line(ln: Any) -> MoveLine:
+        hide = ln.verdict is Verdict.BLUBB and (hidden >> ln.seat) & 1
+        return MoveLine(ln.number, ln.seat, ln.action, None if hide else ln.cell, ln.verdict, ln.points,
+                        ln.auto_revealed)
+
+    return _MOVES.get(duel.lines, hidden, line)
 
 
 def view_of(duel: "Duel", viewer: int) -> View:
@@ -183,9 +186,7 @@ def view_of(duel: "Duel", viewer: int) -> View:
         if 0 <= r < height and 0 <= c < width:
             grid[r * width + c] = str(number)
     rows = ["".join(grid[i : i + width]) for i in range(0, width * height, width)]
-    moves = tuple(
-        _move_line(ln, ln.verdict is Verdict.BLUBB and not over and ln.seat != viewer) for ln in duel.lines
-    )
+    moves = _move_lines(duel, viewer, over)
     return View(
         viewer=viewer,
         ruleset=setup.ruleset,
