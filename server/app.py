@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import importlib
 import logging
 from collections.abc import AsyncIterator, Sequence
@@ -31,6 +30,7 @@ from .codec_msgpack import MsgpackCodec
 from .config import Settings
 from .embedded_redis import EmbeddedRedis
 from .fanout import Codec
+from .gc_policy import GcPolicy
 from .guard import BodyLimit, Guard
 from .hub import Hub
 from .metrics import Metrics
@@ -93,6 +93,7 @@ def create_app(
         store = Store(url, waitaof=settings.waits_for_aof)
         hub: Hub | None = None
         sweep: asyncio.Task[None] | None = None
+        collector: GcPolicy | None = None
         try:
             key = settings.secret_key or await store.shared_secret()
             aof = await store.durability()
@@ -106,14 +107,14 @@ def create_app(
             sweep = asyncio.create_task(sweeper.run(rooms, settings.sweep_interval_s), name="clock-sweeper")
             state.settings, state.store, state.auth = settings, store, Auth(key)
             state.rooms, state.hub, state.codecs = rooms, hub, all_codecs
-            # Fewer, cheaper cyclic-GC passes: long-lived start-up objects are frozen out of
-            # them and the young generation is collected less often (pauses showed up as p99).
-            gc.collect()
-            gc.freeze()
-            gc.set_threshold(20_000, 20, 50)
+            if settings.gc_young_ms > 0:  # short GC passes on a timer (server/gc_policy.py)
+                collector = GcPolicy(settings.gc_young_ms / 1000, settings.gc_full_s, metrics)
+                collector.start()
             yield
         finally:
             logs.event(log, "shutdown", connections=sum(len(e.conns) for e in hub.entries.values()) if hub else 0)
+            if collector is not None:
+                await collector.stop()
             if sweep is not None:
                 sweep.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):

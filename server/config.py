@@ -75,6 +75,11 @@ class Settings:
     ws_ping_timeout_s: float = 20.0
     commit_retries: int = 8
     sweep_interval_s: float = 0.1
+    gc_young_ms: float = 25.0
+    """Cyclic GC of the young generation every this many ms (server/gc_policy.py); 0 = CPython's
+    own allocation-count trigger instead of the timer."""
+    gc_full_s: float = 60.0
+    """A full cyclic GC every this many seconds (frees cycles that outlived the young generation)."""
     heartbeat_s: float = 0.0
     """Browser edge heartbeat period (0 = off); the msgpack edge relies on websocket pings."""
     ws_deflate: bool = False
@@ -116,6 +121,8 @@ class Settings:
             ws_ping_interval_s=float(e.get("MINEDUEL_WS_PING_INTERVAL_S", "20")),
             ws_ping_timeout_s=float(e.get("MINEDUEL_WS_PING_TIMEOUT_S", "20")),
             sweep_interval_s=float(e.get("MINEDUEL_SWEEP_INTERVAL_S", "0.1")),
+            gc_young_ms=float(e.get("MINEDUEL_GC_YOUNG_MS", "25")),
+            gc_full_s=float(e.get("MINEDUEL_GC_FULL_S", "60")),
             heartbeat_s=float(e.get("MINEDUEL_HEARTBEAT_S", "0")),
             ws_deflate=_bool(e.get("MINEDUEL_WS_DEFLATE"), False),
             log_level=e.get("LOG_LEVEL", "info"),

@@ -18,6 +18,7 @@ from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
+GC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 REASONS = frozenset({"rate_limit_exceeded", "frame_too_large", "bad_token", "unknown_game", "foreign_origin"})
 
@@ -68,6 +69,10 @@ class Metrics:
         self.frames = Counter("mineduel_frames_queued", "Frames queued on local connections by the hub.", registry=r)
         self.hub_recent = Gauge("mineduel_hub_pending_local_commits",
                                 "Local commits waiting for their pub/sub echo (bounded cache).", registry=r)
+        self.gc_pause = Histogram(
+            "mineduel_gc_pause_seconds", "Cyclic garbage collection passes run by the GC policy, by generation "
+            "(young/full); every pass stops the process.", ["generation"], buckets=GC_BUCKETS, registry=r,
+        )
         self.hub_cached_rooms = Gauge("mineduel_hub_cached_rooms", "Rooms whose latest state the hub caches.",
                                       registry=r)
 
