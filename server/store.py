@@ -33,6 +33,8 @@ import msgpack
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
+from .resp import RespClient
+
 log = logging.getLogger("mineduel.store")
 
 CLOCKS = "clocks"
@@ -106,7 +108,8 @@ def unpack(data: bytes) -> Any:
 
 
 class Store:
-    """Thin async wrapper over one Redis connection pool; knows keys, not rules."""
+    """Thin async wrapper over Redis; knows keys, not rules. The move path (``commit``,
+    ``load``) uses one pipelined connection (:mod:`server.resp`), the rest a redis-py pool."""
 
     def __init__(self, url: str, waitaof: bool = False, max_connections: int = 64) -> None:
         self.url = url
@@ -116,11 +119,13 @@ class Store:
         pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=10,
                                                         socket_timeout=5, socket_connect_timeout=2)
         self.redis = aioredis.Redis(connection_pool=pool, decode_responses=False)
-        self._commit = self.redis.register_script(_COMMIT)
+        # the move path (commit, load) goes through one pipelined connection: server/resp.py
+        self.fast = RespClient(url, timeout_s=5, connect_timeout_s=2)
         self._presence = self.redis.register_script(_PRESENCE)
         self.waitaof = waitaof
 
     async def close(self) -> None:
+        self.fast.close()
         await self.redis.aclose()
 
     async def ping(self) -> bool:
@@ -133,7 +138,7 @@ class Store:
 
     async def load(self, room_id: str) -> tuple[int, bytes] | None:
         """``(version, packed room)`` or ``None`` if the room does not exist."""
-        v, data = await self.redis.hmget(state_key(room_id), "v", "data")
+        v, data = await self.fast.execute("HMGET", state_key(room_id), "v", "data")
         if v is None or data is None:
             return None
         return int(v), data
@@ -155,9 +160,10 @@ class Store:
         the expiry of the room's state and log (``None``: keep them). When the settings ask
         for it, waits until the write is fsynced to the AOF before returning.
         """
-        ok, current = await self._commit(
-            keys=[state_key(room_id), log_key(room_id), channel(room_id), CLOCKS],
-            args=[
+        ok, current = await self.fast.evalsha(
+            _COMMIT,
+            [state_key(room_id), log_key(room_id), channel(room_id), CLOCKS],
+            [
                 -1 if expected is None else expected, version, data, log_entry, message, room_id,
                 "" if deadline_ms is None else deadline_ms, "" if not ttl_s else int(ttl_s),
             ],

@@ -1,0 +1,256 @@
+"""A lean, pipelined RESP2 client for the two commands on the move path (commit and load).
+
+Why not redis-py here: a move costs one ``EVALSHA``, and redis-py spends about as much Python
+around each command (pool checkout, retry wrapper, a timeout context per read, parsing through
+several layers) as the engine spends on the move itself: 10-13 % of the server's CPU in the
+load profile (docs/PERFORMANCE.md). This client is one connection, shared by every caller:
+a command is encoded once and written at once, its future queued; replies come back in order
+and resolve the futures one by one, so concurrent callers pipeline on the one socket for free
+(Redis executes them in order, and with ``appendfsync always`` one fsync covers the batch).
+Everything else (pages, presence, clocks, the ``WAITAOF`` check) keeps using redis-py.
+
+Failures raise redis-py's exception classes, so the rest of the server (:mod:`server.ops`)
+treats them exactly like redis-py's own: a lost or refused connection raises
+``ConnectionError``, a reply later than ``timeout_s`` raises ``TimeoutError`` (and the
+connection is dropped: replies are matched by order, so one late reply means all later ones
+are in doubt), a loading server ``BusyLoadingError``, any other error reply ``ResponseError``. Nothing
+is retried: the caller reports a failed commit, it never replays it. The next call
+reconnects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections import deque
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from redis.exceptions import BusyLoadingError, NoScriptError, ResponseError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+CRLF = b"\r\n"
+
+
+class Incomplete(Exception):
+    """The buffer ends inside a reply: wait for more bytes."""
+
+
+class ProtocolError(RedisConnectionError):
+    """The server sent something that is not RESP2: the connection is unusable."""
+
+
+class ErrorReply:
+    """An error reply (``-ERR ...``), kept as a value so that it fails only its own command."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ErrorReply) and other.message == self.message
+
+    def __repr__(self) -> str:
+        return f"ErrorReply({self.message!r})"
+
+    def exception(self) -> Exception:
+        if self.message.startswith("LOADING"):
+            return BusyLoadingError(self.message)
+        if self.message.startswith("NOSCRIPT"):
+            return NoScriptError(self.message)
+        return ResponseError(self.message)
+
+
+def encode(*args: bytes | str | int) -> bytes:
+    """One command as a RESP array of bulk strings."""
+    parts = [b"*%d\r\n" % len(args)]
+    for a in args:
+        b = a if isinstance(a, bytes) else str(a).encode()
+        parts.append(b"$%d\r\n" % len(b))
+        parts.append(b)
+        parts.append(CRLF)
+    return b"".join(parts)
+
+
+def parse(buf: bytes | bytearray, pos: int = 0) -> tuple[Any, int]:
+    """One reply from ``buf`` at ``pos``: ``(value, position after it)``; raises
+    :class:`Incomplete` if the buffer ends first. Bulk and simple strings are ``bytes``,
+    integers ``int``, arrays ``list``, nil ``None``, errors :class:`ErrorReply`."""
+    end = buf.find(CRLF, pos)
+    if end < 0:
+        raise Incomplete
+    kind = buf[pos]
+    if kind == 36:  # $ bulk string
+        n = int(buf[pos + 1 : end])
+        if n < 0:
+            return None, end + 2
+        start = end + 2
+        if len(buf) < start + n + 2:
+            raise Incomplete
+        return bytes(buf[start : start + n]), start + n + 2
+    if kind == 42:  # * array
+        n = int(buf[pos + 1 : end])
+        if n < 0:
+            return None, end + 2
+        items = []
+        at = end + 2
+        for _ in range(n):
+            item, at = parse(buf, at)
+            items.append(item)
+        return items, at
+    if kind == 58:  # : integer
+        return int(buf[pos + 1 : end]), end + 2
+    if kind == 43:  # + simple string
+        return bytes(buf[pos + 1 : end]), end + 2
+    if kind == 45:  # - error
+        return ErrorReply(bytes(buf[pos + 1 : end]).decode(errors="replace")), end + 2
+    raise ProtocolError(f"unexpected RESP type byte {bytes([kind])!r}")
+
+
+class _Protocol(asyncio.Protocol):
+    """The socket: writes commands, parses replies in order, fails everything on loss."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.pending: deque[tuple[asyncio.Future[Any], float]] = deque()
+        self.buf = bytearray()
+        self.lost: Exception | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def request(self, command: bytes, future: asyncio.Future[Any]) -> None:
+        if self.lost is not None or self.transport is None or self.transport.is_closing():
+            raise RedisConnectionError("Redis connection lost")
+        self.transport.write(command)
+        self.pending.append((future, time.monotonic()))
+
+    def data_received(self, data: bytes) -> None:
+        buf = self.buf
+        buf += data
+        pos = 0
+        try:
+            while pos < len(buf):
+                value, pos = parse(buf, pos)
+                future, _sent = self.pending.popleft()
+                if not future.done():
+                    future.set_result(value)
+        except Incomplete:
+            pass
+        except (ProtocolError, ValueError, IndexError) as exc:  # garbage, or a reply nobody asked for
+            self.abort(ProtocolError(f"bad reply from Redis: {exc!r}"))
+            return
+        del buf[:pos]
+
+    def abort(self, exc: Exception) -> None:
+        if self.lost is None:
+            self.lost = exc
+        if self.transport is not None:
+            self.transport.abort()
+        self._fail_all()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.lost is None:
+            self.lost = RedisConnectionError(f"Redis connection lost: {exc!r}" if exc else "Redis closed the connection")
+        self._fail_all()
+
+    def _fail_all(self) -> None:
+        while self.pending:
+            future, _sent = self.pending.popleft()
+            if not future.done():
+                future.set_exception(self.lost if self.lost is not None else RedisConnectionError("Redis connection lost"))
+
+
+class RespClient:
+    """One pipelined connection to ``url`` (``redis://[[user]:password@]host[:port][/db]``)."""
+
+    def __init__(self, url: str, timeout_s: float = 5.0, connect_timeout_s: float = 2.0) -> None:
+        u = urlparse(url)
+        if u.scheme not in ("redis", "valkey"):
+            raise ValueError(f"need a redis:// URL, not {url!r}")
+        self.host = u.hostname or "127.0.0.1"
+        self.port = u.port or 6379
+        self.username = unquote(u.username) if u.username else None
+        self.password = unquote(u.password) if u.password else None
+        self.db = int(u.path.lstrip("/") or 0)
+        self.timeout_s = timeout_s
+        self.connect_timeout_s = connect_timeout_s
+        self._proto: _Protocol | None = None
+        self._connecting: asyncio.Lock | None = None
+        self._watchdog: asyncio.TimerHandle | None = None
+        self._shas: dict[str, str] = {}
+
+    async def execute(self, *args: bytes | str | int) -> Any:
+        """Send one command and return its reply (raising the error a failure maps to)."""
+        proto = self._proto
+        if proto is None or proto.lost is not None:
+            proto = await self._connect()
+        future = asyncio.get_running_loop().create_future()
+        proto.request(encode(*args), future)
+        reply = await future
+        if isinstance(reply, ErrorReply):
+            raise reply.exception()
+        return reply
+
+    async def evalsha(self, script: str, keys: list[str], args: list[bytes | str | int]) -> Any:
+        """``EVALSHA`` of ``script``, loading it first if the server does not know it (a
+        restarted Redis forgets scripts)."""
+        sha = self._shas.get(script)
+        if sha is None:
+            sha = self._shas[script] = hashlib.sha1(script.encode()).hexdigest()
+        try:
+            return await self.execute("EVALSHA", sha, len(keys), *keys, *args)
+        except NoScriptError:
+            await self.execute("SCRIPT", "LOAD", script)
+            return await self.execute("EVALSHA", sha, len(keys), *keys, *args)
+
+    def close(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+        if self._proto is not None:
+            self._proto.abort(RedisConnectionError("client closed"))
+            self._proto = None
+
+    async def _connect(self) -> _Protocol:
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:
+            if self._proto is not None and self._proto.lost is None:
+                return self._proto  # another caller connected meanwhile
+            loop = asyncio.get_running_loop()
+            try:
+                _transport, proto = await asyncio.wait_for(
+                    loop.create_connection(_Protocol, self.host, self.port), self.connect_timeout_s
+                )
+            except asyncio.TimeoutError as exc:
+                raise RedisTimeoutError(f"could not connect to Redis at {self.host}:{self.port} in time") from exc
+            except OSError as exc:
+                raise RedisConnectionError(f"could not connect to Redis at {self.host}:{self.port}: {exc}") from exc
+            setup = []
+            if self.password is not None:
+                setup.append(("AUTH", self.password) if self.username is None else ("AUTH", self.username, self.password))
+            if self.db:
+                setup.append(("SELECT", self.db))
+            self._proto = proto
+            for command in setup:
+                future = loop.create_future()
+                proto.request(encode(*command), future)
+                reply = await asyncio.wait_for(future, self.timeout_s)
+                if isinstance(reply, ErrorReply):
+                    proto.abort(RedisConnectionError(reply.message))
+                    raise RedisConnectionError(f"Redis refused {command[0]}: {reply.message}")
+            if self._watchdog is None:
+                self._watchdog = loop.call_later(self.timeout_s / 4, self._check_timeouts)
+            return proto
+
+    def _check_timeouts(self) -> None:
+        """Drop the connection if the oldest reply is overdue (replies come in order, so
+        everything after it is overdue too); re-armed while the client lives."""
+        proto = self._proto
+        if proto is not None and proto.pending and time.monotonic() - proto.pending[0][1] > self.timeout_s:
+            proto.abort(RedisTimeoutError(f"Redis did not answer within {self.timeout_s:g} s"))
+        self._watchdog = asyncio.get_running_loop().call_later(self.timeout_s / 4, self._check_timeouts)
