@@ -3,7 +3,8 @@
 redis-py's PubSub reconnects and resubscribes by itself, silently; the hub must *know* when
 the connection dropped (messages published meanwhile are lost and every local room needs a
 fresh snapshot) and when a SUBSCRIBE has taken effect (only then is a snapshot read safe).
-This class does exactly that and nothing more: ``connect``, ``subscribe``/``unsubscribe``
+This class does exactly that and nothing more (the RESP encoding and parsing are
+:mod:`server.resp`'s): ``connect``, ``subscribe``/``unsubscribe``
 (fire and forget; confirmations arrive as events), and ``read()`` yielding
 ``("message", channel, data)``, ``("subscribe", channel, count)`` or ``("unsubscribe", ...)``.
 """
@@ -11,7 +12,9 @@ This class does exactly that and nothing more: ``connect``, ``subscribe``/``unsu
 from __future__ import annotations
 
 import asyncio
-from urllib.parse import unquote, urlparse
+from collections import deque
+
+from .resp import Address, ErrorReply, Incomplete, encode, parse
 
 
 class PubSubError(ConnectionError):
@@ -20,26 +23,25 @@ class PubSubError(ConnectionError):
 
 class PubSubConnection:
     def __init__(self, url: str) -> None:
-        u = urlparse(url)
-        if u.scheme not in ("redis", "valkey"):
-            raise ValueError(f"pub/sub needs a redis:// URL, not {url!r}")
-        self.host = u.hostname or "127.0.0.1"
-        self.port = u.port or 6379
-        self.username = unquote(u.username) if u.username else None
-        self.password = unquote(u.password) if u.password else None
+        self.address = Address.from_url(url)
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
+        self._buf = bytearray()
+        self._replies: deque[object] = deque()
 
     async def connect(self, timeout_s: float = 5.0) -> None:
+        self._buf.clear()
+        self._replies.clear()
         self._reader, self._writer = await asyncio.wait_for(
-            asyncio.open_connection(self.host, self.port, limit=2**22), timeout_s
+            asyncio.open_connection(self.address.host, self.address.port, limit=2**22), timeout_s
         )
-        if self.password is not None:
-            args = ["AUTH", self.password] if self.username is None else ["AUTH", self.username, self.password]
-            self._send(*args)
+        for command in self.address.login():
+            if command[0] == "SELECT":
+                continue  # channels are not per database
+            self._send(*command)
             reply = await asyncio.wait_for(self._read_reply(), timeout_s)
-            if isinstance(reply, PubSubError):
-                raise reply
+            if isinstance(reply, ErrorReply):
+                raise PubSubError(reply.message)
 
     def close(self) -> None:
         if self._writer is not None:
@@ -61,14 +63,10 @@ class PubSubConnection:
     def ping(self) -> None:
         self._send("PING")
 
-    def _send(self, *args: str) -> None:
+    def _send(self, *args: str | int) -> None:
         if self._writer is None or self._writer.is_closing():
             raise PubSubError("pub/sub connection is closed")
-        parts = [b"*%d\r\n" % len(args)]
-        for a in args:
-            b = a.encode()
-            parts.append(b"$%d\r\n%s\r\n" % (len(b), b))
-        self._writer.write(b"".join(parts))
+        self._writer.write(encode(*args))
 
     async def read(self) -> tuple[str, str, object]:
         """The next push: ``(kind, channel, payload)``; raises ``ConnectionError`` when it drops."""
@@ -80,30 +78,27 @@ class PubSubConnection:
                 return kind, chan, reply[2]
             if isinstance(reply, list) and reply and reply[0] == b"pong":
                 continue
-            if isinstance(reply, PubSubError):
-                raise reply
+            if isinstance(reply, ErrorReply):
+                raise PubSubError(reply.message)
 
     async def _read_reply(self) -> object:
-        reader = self._reader
-        if reader is None:
-            raise PubSubError("pub/sub connection is closed")
-        line = await reader.readline()
-        if not line.endswith(b"\r\n"):
-            raise PubSubError("pub/sub connection lost")
-        kind, rest = line[:1], line[1:-2]
-        if kind == b"*":
-            n = int(rest)
-            return [await self._read_reply() for _ in range(max(n, 0))]
-        if kind == b"$":
-            n = int(rest)
-            if n < 0:
-                return None
-            data = await reader.readexactly(n + 2)
-            return data[:-2]
-        if kind == b":":
-            return int(rest)
-        if kind == b"+":
-            return rest
-        if kind == b"-":
-            return PubSubError(rest.decode(errors="replace"))
-        raise PubSubError(f"unexpected RESP type {kind!r}")
+        """The next reply, parsed by :func:`server.resp.parse` from whole chunks of the socket
+        (one read usually holds several messages under load)."""
+        while not self._replies:
+            reader = self._reader
+            if reader is None:
+                raise PubSubError("pub/sub connection is closed")
+            data = await reader.read(1 << 16)
+            if not data:
+                raise PubSubError("pub/sub connection lost")
+            buf = self._buf
+            buf += data
+            pos = 0
+            try:
+                while pos < len(buf):
+                    value, pos = parse(buf, pos)
+                    self._replies.append(value)
+            except Incomplete:
+                pass
+            del buf[:pos]
+        return self._replies.popleft()

@@ -24,6 +24,7 @@ import asyncio
 import hashlib
 import time
 from collections import deque
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -164,18 +165,40 @@ class _Protocol(asyncio.Protocol):
                 future.set_exception(self.lost if self.lost is not None else RedisConnectionError("Redis connection lost"))
 
 
+@dataclass(frozen=True)
+class Address:
+    """Where a Redis server is and how to log in: ``redis://[[user]:password@]host[:port][/db]``."""
+
+    host: str
+    port: int
+    username: str | None
+    password: str | None
+    db: int
+
+    @classmethod
+    def from_url(cls, url: str) -> "Address":
+        u = urlparse(url)
+        if u.scheme not in ("redis", "valkey"):
+            raise ValueError(f"need a redis:// URL, not {url!r}")
+        return cls(u.hostname or "127.0.0.1", u.port or 6379, unquote(u.username) if u.username else None,
+                   unquote(u.password) if u.password else None, int(u.path.lstrip("/") or 0))
+
+    def login(self) -> list[tuple[str | int, ...]]:
+        """The commands that open a session: ``AUTH`` (if a password is set), ``SELECT`` (db > 0)."""
+        commands: list[tuple[str | int, ...]] = []
+        if self.password is not None:
+            commands.append(("AUTH", self.password) if self.username is None
+                            else ("AUTH", self.username, self.password))
+        if self.db:
+            commands.append(("SELECT", self.db))
+        return commands
+
+
 class RespClient:
     """One pipelined connection to ``url`` (``redis://[[user]:password@]host[:port][/db]``)."""
 
     def __init__(self, url: str, timeout_s: float = 5.0, connect_timeout_s: float = 2.0) -> None:
-        u = urlparse(url)
-        if u.scheme not in ("redis", "valkey"):
-            raise ValueError(f"need a redis:// URL, not {url!r}")
-        self.host = u.hostname or "127.0.0.1"
-        self.port = u.port or 6379
-        self.username = unquote(u.username) if u.username else None
-        self.password = unquote(u.password) if u.password else None
-        self.db = int(u.path.lstrip("/") or 0)
+        self.address = Address.from_url(url)
         self.timeout_s = timeout_s
         self.connect_timeout_s = connect_timeout_s
         self._proto: _Protocol | None = None
@@ -224,19 +247,16 @@ class RespClient:
             loop = asyncio.get_running_loop()
             try:
                 _transport, proto = await asyncio.wait_for(
-                    loop.create_connection(_Protocol, self.host, self.port), self.connect_timeout_s
+                    loop.create_connection(_Protocol, self.address.host, self.address.port), self.connect_timeout_s
                 )
             except asyncio.TimeoutError as exc:
-                raise RedisTimeoutError(f"could not connect to Redis at {self.host}:{self.port} in time") from exc
+                raise RedisTimeoutError(f"could not connect to Redis at {self.address.host}:{self.address.port} "
+                                        "in time") from exc
             except OSError as exc:
-                raise RedisConnectionError(f"could not connect to Redis at {self.host}:{self.port}: {exc}") from exc
-            setup = []
-            if self.password is not None:
-                setup.append(("AUTH", self.password) if self.username is None else ("AUTH", self.username, self.password))
-            if self.db:
-                setup.append(("SELECT", self.db))
+                raise RedisConnectionError(f"could not connect to Redis at {self.address.host}:{self.address.port}: "
+                                           f"{exc}") from exc
             self._proto = proto
-            for command in setup:
+            for command in self.address.login():
                 future = loop.create_future()
                 proto.request(encode(*command), future)
                 reply = await asyncio.wait_for(future, self.timeout_s)

@@ -24,7 +24,8 @@ replies = st.recursive(
         st.none(),
         st.binary(max_size=40),
         st.integers(-(2**63), 2**63 - 1),
-        st.text(alphabet=st.characters(blacklist_characters="\r\n"), max_size=20).map(ErrorReply),
+        st.text(alphabet=st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)), max_size=20)
+        .map(ErrorReply),
     ),
     lambda inner: st.lists(inner, max_size=5),
     max_leaves=20,
@@ -154,3 +155,15 @@ async def test_nothing_listening_is_a_connection_error() -> None:
     with pytest.raises(RedisConnectionError):
         await client.execute("PING")
     client.close()
+
+
+def test_an_address_logs_in_with_what_its_url_says() -> None:
+    from server.resp import Address
+
+    assert Address.from_url("redis://127.0.0.1:6380/0").login() == []
+    address = Address.from_url("redis://bot:p%40ss@db.internal/3")
+    assert (address.host, address.port, address.db) == ("db.internal", 6379, 3)
+    assert address.login() == [("AUTH", "bot", "p@ss"), ("SELECT", 3)]
+    assert Address.from_url("redis://:secret@h:1").login() == [("AUTH", "secret")]
+    with pytest.raises(ValueError):
+        Address.from_url("http://h:1")
