@@ -78,8 +78,9 @@ class Settings:
     gc_young_ms: float = 25.0
     """Cyclic GC of the young generation every this many ms (server/gc_policy.py); 0 = CPython's
     own allocation-count trigger instead of the timer."""
-    gc_full_s: float = 60.0
-    """A full cyclic GC every this many seconds (frees cycles that outlived the young generation)."""
+    gc_full_s: float = 600.0
+    """A full cyclic GC at the latest every this many seconds (sooner when the surviving objects
+    grew by a quarter: server/gc_policy.py); frees cycles that outlived the young generation."""
     heartbeat_s: float = 0.0
     """Browser edge heartbeat period (0 = off); the msgpack edge relies on websocket pings."""
     ws_deflate: bool = False
@@ -122,7 +123,7 @@ class Settings:
             ws_ping_timeout_s=float(e.get("MINEDUEL_WS_PING_TIMEOUT_S", "20")),
             sweep_interval_s=float(e.get("MINEDUEL_SWEEP_INTERVAL_S", "0.1")),
             gc_young_ms=float(e.get("MINEDUEL_GC_YOUNG_MS", "25")),
-            gc_full_s=float(e.get("MINEDUEL_GC_FULL_S", "60")),
+            gc_full_s=float(e.get("MINEDUEL_GC_FULL_S", "600")),
             heartbeat_s=float(e.get("MINEDUEL_HEARTBEAT_S", "0")),
             ws_deflate=_bool(e.get("MINEDUEL_WS_DEFLATE"), False),
             log_level=e.get("LOG_LEVEL", "info"),
