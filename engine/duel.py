@@ -36,6 +36,7 @@ from .events import (
 from .encoding import CHAR_CLAIMS, CLAIM_CHARS, HIDDEN
 from .geometry import Cell, Geometry, geometry
 from .memo import PrefixMemo
+from .view import view_of  # view.py knows Duel only as a type: no import cycle
 from .moves import Explore, Mark, Move, Resign, Timeout, move_from_data, move_to_data
 from .rules import (
     DEFAULT_RULESET,
@@ -312,7 +313,7 @@ class Duel:
             "outcome": self.outcome.to_data() if self.outcome else None,
             "to_move": self.to_move,
             "scores": list(self.scores),
-            "board": list(self._board_rows()),
+            "board": self._board_rows(),
             "wrong_marks": [[list(c) for c in sorted(w)] for w in self.wrong_marks],
             # plain forms of the append-only lists, converted once per item (engine/memo.py);
             # shared with earlier snapshots of the game: do not mutate
@@ -321,19 +322,16 @@ class Duel:
             "last_opened": [list(c) for c in self.last_opened],
         }
 
-    def _board_rows(self) -> Iterable[str]:
-        for r in range(self.setup.height):
-            row = []
-            for c in range(self.setup.width):
-                cell = (r, c)
-                if cell in self.numbers:
-                    row.append(str(self.numbers[cell]))
-                elif cell in self.claims:
-                    seat, claim = self.claims[cell]
-                    row.append(CLAIM_CHARS[seat][claim])
-                else:
-                    row.append(HIDDEN)
-            yield "".join(row)
+    def _board_rows(self) -> list[str]:
+        """The stored board: painted from the cells that show something (a number wins over
+        a claim), not by testing every cell."""
+        width, height = self.setup.width, self.setup.height
+        grid = [HIDDEN] * (width * height)
+        for (r, c), (seat, claim) in self.claims.items():
+            grid[r * width + c] = CLAIM_CHARS[seat][claim]
+        for (r, c), number in self.numbers.items():
+            grid[r * width + c] = str(number)
+        return ["".join(grid[i : i + width]) for i in range(0, width * height, width)]
 
     @classmethod
     def from_snapshot(cls, data: dict[str, Any]) -> "Duel":
@@ -378,7 +376,5 @@ class Duel:
 
     def view(self, viewer: int) -> "View":
         """What seat 0, seat 1 or a spectator (2) may see; see :mod:`engine.view`."""
-        from .view import view_of  # view depends on Duel; the dependency points one way at import time
-
         return view_of(self, viewer)
 
