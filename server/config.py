@@ -79,8 +79,8 @@ class Settings:
     """Cyclic GC of the young generation every this many ms (server/gc_policy.py); 0 = CPython's
     own allocation-count trigger instead of the timer."""
     gc_full_s: float = 600.0
-    """A full cyclic GC at the latest every this many seconds (sooner when the surviving objects
-    grew by a quarter: server/gc_policy.py); frees cycles that outlived the young generation."""
+    """A full cyclic GC at the latest every this many seconds (sooner when the tracked objects
+    grew by a quarter: server/gc_policy.py)."""
     heartbeat_s: float = 0.0
     """Browser edge heartbeat period (0 = off); the msgpack edge relies on websocket pings."""
     ws_deflate: bool = False

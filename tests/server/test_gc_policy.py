@@ -27,7 +27,7 @@ async def wait_for(predicate, polls: int = 400) -> None:
 async def test_young_passes_run_on_the_timer_and_the_interpreter_is_restored() -> None:
     assert gc.isenabled()
     metrics = Metrics()
-    policy = GcPolicy(0.005, 3600, metrics, min_growth=10**9)
+    policy = GcPolicy(0.005, 3600, metrics, middle_every_s=3600)
     policy.start()
     try:
         assert not gc.isenabled()  # no allocation-triggered passes while serving
@@ -40,7 +40,7 @@ async def test_young_passes_run_on_the_timer_and_the_interpreter_is_restored() -
 
 
 async def test_young_garbage_cycles_are_freed_by_the_young_passes() -> None:
-    policy = GcPolicy(0.005, 3600, min_growth=10**9)
+    policy = GcPolicy(0.005, 3600, middle_every_s=3600)
     policy.start()
     try:
         gc.collect(0)
@@ -54,19 +54,22 @@ async def test_young_garbage_cycles_are_freed_by_the_young_passes() -> None:
         await policy.stop()
 
 
-async def test_a_full_pass_comes_when_the_middle_generation_has_grown() -> None:
-    policy = GcPolicy(0.005, 3600, min_growth=5_000, check_every_s=0.02)
+async def test_cycles_past_the_young_generation_are_freed_by_the_middle_and_full_passes() -> None:
+    policy = GcPolicy(0.005, 3600, middle_every_s=0.05)
     policy.start()
     try:
-        await asyncio.sleep(0.1)
-        assert policy.passes["full"] == 0  # nothing grew
-        kept = [[i] for i in range(20_000)]  # survives the young passes: the middle generation grows
-        held = [Cycle() for _ in range(5_000)]
-        gc.collect(0)  # the cycles survive a young pass while held...
-        del held  # ...and become garbage past the young generation: young passes cannot free them
-        assert sum(isinstance(o, Cycle) for o in gc.get_objects(generation=1)) == 5_000
-        await wait_for(lambda: policy.passes["full"] >= 1)
-        assert not any(isinstance(o, Cycle) for o in gc.get_objects())
-        assert len(kept) == 20_000
+        base = [[i] for i in range(100_000)]  # live objects that the full passes will keep
+        await wait_for(lambda: policy.passes["full"] == 1)  # nothing kept yet: the first is full
+        for round_ in range(2):
+            held = [Cycle() for _ in range(5_000)]
+            gc.collect(0)  # the cycles survive a young pass while held...
+            del held  # ...and become garbage past the young generation: young passes cannot free them
+            assert sum(isinstance(o, Cycle) for o in gc.get_objects(generation=1)) == 5_000
+            await wait_for(lambda: not any(isinstance(o, Cycle) for o in gc.get_objects()))
+        assert policy.passes["middle"] >= 1  # the process did not grow by a quarter: no full pass
+        grown = [[i] for i in range(2 * policy.tracked())]  # now it has
+        full = policy.passes["full"]
+        await wait_for(lambda: policy.passes["full"] > full)
+        assert len(grown) > 0 and len(base) == 100_000
     finally:
         await policy.stop()
