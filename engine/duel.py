@@ -123,9 +123,6 @@ def _log_data(entry: tuple[int, Move]) -> list[Any]:
     return [seat, *move_to_data(move)]
 
 
-_STORED: PrefixMemo[Any, list[Any]] = PrefixMemo()
-"""The stored (snapshot) form of ``lines`` and ``log``, per item, extended by new items only."""
-
 
 class Duel:
     """One duel. Mutable, but only through :meth:`apply`, which is all-or-nothing."""
@@ -154,6 +151,10 @@ class Duel:
         self.lines: list[Line] = []
         self.log: list[tuple[int, Move]] = []
         self.last_opened: tuple[Cell, ...] = ()
+        self.memo: PrefixMemo[Any, Any] = PrefixMemo(limit=64)
+        """Derived forms of ``lines`` and ``log`` (views' move lists, the stored form), converted
+        once per item; not game state. Shared by the copies of this duel (they share those
+        items), so it lives exactly as long as the game's objects do."""
 
     # ------------------------------------------------------------------ construction
 
@@ -317,8 +318,8 @@ class Duel:
             "wrong_marks": [[list(c) for c in sorted(w)] for w in self.wrong_marks],
             # plain forms of the append-only lists, converted once per item (engine/memo.py);
             # shared with earlier snapshots of the game: do not mutate
-            "lines": list(_STORED.get(self.lines, "lines", _line_data)),
-            "log": list(_STORED.get(self.log, "log", _log_data)),
+            "lines": list(self.memo.get(self.lines, "stored lines", _line_data)),
+            "log": list(self.memo.get(self.log, "stored log", _log_data)),
             "last_opened": [list(c) for c in self.last_opened],
         }
 

@@ -7,7 +7,9 @@ the previous version can be reused: convert only the items appended since. This 
 per-version cost of rendering three views and one stored snapshot from proportional to the
 game's length into proportional to what the move added (see docs/PERFORMANCE.md).
 
-Pure and deterministic: a cache of values that are recomputed identically on a miss.
+Each :class:`~engine.duel.Duel` holds one (``duel.memo``), shared by its copies, so the cache
+lives and dies with the game. Pure and deterministic: a cache of values that are recomputed
+identically on a miss.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ class PrefixMemo(Generic[T, R]):
 
     __slots__ = ("_entries", "_limit")
 
-    def __init__(self, limit: int = 20_000) -> None:
+    def __init__(self, limit: int = 64) -> None:
         self._entries: dict[tuple[int, Hashable], tuple[T, tuple[R, ...]]] = {}
         self._limit = limit
 

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 from .encoding import CLAIM_CHARS, HIDDEN, OWN_WRONG_MARK, UNCLAIMED_MINE
 from .events import Outcome
 from .geometry import Cell
-from .memo import PrefixMemo
 from .rules import Action, Verdict
 
 if TYPE_CHECKING:
@@ -138,12 +137,6 @@ def _cells(items: list[Any]) -> tuple[Cell, ...]:
     return tuple((r, c) for r, c in items)
 
 
-_MOVES: PrefixMemo[Any, MoveLine] = PrefixMemo()
-"""The move list as each viewer class sees it, extended by the new lines only (a duel's lines
-are immutable and shared by its later copies). Successive views then share their MoveLine
-objects, which also makes ``diff``'s comparison of move lists identity checks."""
-
-
 def _move_lines(duel: "Duel", viewer: int, over: bool) -> tuple[MoveLine, ...]:
     """The move list for ``viewer``: a wrong mark's cell is hidden from everyone but its
     author until the game is over. ``hidden`` has bit ``s`` set if seat ``s``'s are hidden."""
@@ -154,7 +147,9 @@ def _move_lines(duel: "Duel", viewer: int, over: bool) -> tuple[MoveLine, ...]:
         return MoveLine(ln.number, ln.seat, ln.action, None if hide else ln.cell, ln.verdict, ln.points,
                         ln.auto_revealed)
 
-    return _MOVES.get(duel.lines, hidden, line)
+    # converted once per line (engine/memo.py): successive views share their MoveLine objects,
+    # which also makes diff's comparison of move lists identity checks
+    return duel.memo.get(duel.lines, ("moves", hidden), line)
 
 
 def view_of(duel: "Duel", viewer: int) -> View:
