@@ -246,17 +246,22 @@ def test_wire_never_raises(data) -> None:
 def test_a_connection_drops_a_selection_the_board_overtook(codec: HtmlCodec) -> None:
     from server.ws_browser import BrowserConn
 
+    sent: list[str] = []
+
+    async def send(frame: str) -> None:
+        sent.append(frame)
+
     async def nothing(*_args) -> None:
         return None
 
     async def run() -> None:
-        conn = BrowserConn(codec, 0, "html", "ga", nothing, nothing, maxsize=8)
+        conn = BrowserConn(codec, 0, "html", "ga", send, nothing, maxsize=8)
         conn.selected = ((0, 0), "explore")
         conn.send('<button id="cell-3-3" class="cell open n1"></button>')
         assert conn.selected is not None  # another cell: kept
         conn.send('<button id="cell-0-0" class="cell open n1"></button>')
         assert conn.selected is None  # the selected cell opened: dropped, panel redrawn
-        assert conn._queue.qsize() == 3
+        assert len(sent) == 3 and "cell-0-0" in sent[1]  # both frames, then the panel redrawn
         conn.selected = ((1, 1), "mark")
         conn.push(codec.selection(new_room(), 0, [(1, 1)], conn.selected))  # our own frame: kept
         assert conn.selected is not None
