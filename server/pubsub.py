@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 
-from .resp import Address, ErrorReply, Incomplete, encode, parse
+from .resp import Address, ErrorReply, ReplyBuffer, encode
 
 
 class PubSubError(ConnectionError):
@@ -26,11 +26,11 @@ class PubSubConnection:
         self.address = Address.from_url(url)
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
-        self._buf = bytearray()
+        self._buffer = ReplyBuffer()
         self._replies: deque[object] = deque()
 
     async def connect(self, timeout_s: float = 5.0) -> None:
-        self._buf.clear()
+        self._buffer.clear()
         self._replies.clear()
         self._reader, self._writer = await asyncio.wait_for(
             asyncio.open_connection(self.address.host, self.address.port, limit=2**22), timeout_s
@@ -82,8 +82,8 @@ class PubSubConnection:
                 raise PubSubError(reply.message)
 
     async def _read_reply(self) -> object:
-        """The next reply, parsed by :func:`server.resp.parse` from whole chunks of the socket
-        (one read usually holds several messages under load)."""
+        """The next reply, parsed (:class:`server.resp.ReplyBuffer`) from whole chunks of the
+        socket (one read usually holds several messages under load)."""
         while not self._replies:
             reader = self._reader
             if reader is None:
@@ -91,14 +91,5 @@ class PubSubConnection:
             data = await reader.read(1 << 16)
             if not data:
                 raise PubSubError("pub/sub connection lost")
-            buf = self._buf
-            buf += data
-            pos = 0
-            try:
-                while pos < len(buf):
-                    value, pos = parse(buf, pos)
-                    self._replies.append(value)
-            except Incomplete:
-                pass
-            del buf[:pos]
+            self._replies.extend(self._buffer.feed(data))  # a ProtocolError is a ConnectionError too
         return self._replies.popleft()

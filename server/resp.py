@@ -111,13 +111,42 @@ def parse(buf: bytes | bytearray, pos: int = 0) -> tuple[Any, int]:
     raise ProtocolError(f"unexpected RESP type byte {bytes([kind])!r}")
 
 
+class ReplyBuffer:
+    """Bytes from a socket in, complete replies out (a reply may span several reads)."""
+
+    __slots__ = ("_buf",)
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+
+    def clear(self) -> None:
+        self._buf.clear()
+
+    def feed(self, data: bytes) -> list[Any]:
+        """Every reply completed by ``data``, in order; raises :class:`ProtocolError` on garbage."""
+        buf = self._buf
+        buf += data
+        pos = 0
+        replies = []
+        try:
+            while pos < len(buf):
+                value, pos = parse(buf, pos)
+                replies.append(value)
+        except Incomplete:
+            pass
+        except ValueError as exc:  # a length or integer that is not one
+            raise ProtocolError(f"bad reply from Redis: {exc!r}") from exc
+        del buf[:pos]
+        return replies
+
+
 class _Protocol(asyncio.Protocol):
     """The socket: writes commands, parses replies in order, fails everything on loss."""
 
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
         self.pending: deque[tuple[asyncio.Future[Any], float]] = deque()
-        self.buf = bytearray()
+        self.replies = ReplyBuffer()
         self.lost: Exception | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -130,21 +159,18 @@ class _Protocol(asyncio.Protocol):
         self.pending.append((future, time.monotonic()))
 
     def data_received(self, data: bytes) -> None:
-        buf = self.buf
-        buf += data
-        pos = 0
         try:
-            while pos < len(buf):
-                value, pos = parse(buf, pos)
-                future, _sent = self.pending.popleft()
-                if not future.done():
-                    future.set_result(value)
-        except Incomplete:
-            pass
-        except (ProtocolError, ValueError, IndexError) as exc:  # garbage, or a reply nobody asked for
-            self.abort(ProtocolError(f"bad reply from Redis: {exc!r}"))
+            replies = self.replies.feed(data)
+        except ProtocolError as exc:
+            self.abort(exc)
             return
-        del buf[:pos]
+        for value in replies:
+            if not self.pending:  # a reply nobody asked for: the stream cannot be trusted
+                self.abort(ProtocolError("unexpected reply from Redis"))
+                return
+            future, _sent = self.pending.popleft()
+            if not future.done():
+                future.set_result(value)
 
     def abort(self, exc: Exception) -> None:
         if self.lost is None:

@@ -15,7 +15,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.resp import ErrorReply, Incomplete, ProtocolError, RespClient, encode, parse
+from server.resp import ErrorReply, Incomplete, ProtocolError, ReplyBuffer, RespClient, encode, parse
 
 # ---------------------------------------------------------------------- parser
 
@@ -51,16 +51,11 @@ def test_parse_inverts_the_encoding_in_any_chunking(values, data) -> None:
     """Replies split anywhere by the network parse to the same values, in order."""
     wire = b"".join(to_resp(v) for v in values)
     cuts = sorted(data.draw(st.lists(st.integers(0, len(wire)), max_size=6)))
-    buf, got, pos = bytearray(), [], 0
+    buffer, got = ReplyBuffer(), []
     for start, end in zip([0, *cuts], [*cuts, len(wire)]):
-        buf += wire[start:end]
-        while True:
-            try:
-                value, pos = parse(buf, pos)
-            except Incomplete:
-                break
-            got.append(value)
-    assert got == values and pos == len(wire)
+        got.extend(buffer.feed(wire[start:end]))
+    assert got == values
+    assert parse(wire, 0)[0] == values[0]
 
 
 def test_simple_strings_and_nil_arrays() -> None:
@@ -70,6 +65,8 @@ def test_simple_strings_and_nil_arrays() -> None:
         parse(b"$5\r\nabc")
     with pytest.raises(ProtocolError):
         parse(b"?what\r\n")
+    with pytest.raises(ProtocolError):
+        ReplyBuffer().feed(b"$x\r\n")
 
 
 def test_encode_is_a_resp_array_of_bulk_strings() -> None:
