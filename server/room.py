@@ -11,7 +11,6 @@ mark). It goes to Redis and between server processes only; clients get views
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field, replace
 from enum import Enum, StrEnum
 from typing import Any, Sequence
@@ -170,12 +169,14 @@ def clone_duel(duel: Duel) -> Duel:
     is immutable. Generic over the attributes, so a new engine field is copied too
     (tests/server/test_room.py checks the copy against ``from_snapshot``).
     """
-    new = copy.copy(duel)
+    new = Duel.__new__(Duel)  # what copy.copy does, without its reduce protocol (~10 us)
+    attributes = new.__dict__
     for name, value in vars(duel).items():
         if isinstance(value, (list, dict, set)):
-            setattr(new, name, value.copy())
+            value = value.copy()
         elif isinstance(value, tuple) and any(isinstance(x, (list, dict, set)) for x in value):
-            setattr(new, name, tuple(x.copy() if isinstance(x, (list, dict, set)) else x for x in value))
+            value = tuple(x.copy() if isinstance(x, (list, dict, set)) else x for x in value)
+        attributes[name] = value
     return new
 
 
