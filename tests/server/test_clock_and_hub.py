@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import redis
 
-from engine import SPECTATOR
 from server.client import GameSocket
 
 from .helpers import seated_game

@@ -18,7 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 
 from engine import SPECTATOR
-from server.client import Api, GameSocket
+from server.client import Api
 from server.embedded_redis import EmbeddedRedis
 
 from .bots import RoomBots, assert_log_matches, play_through_a_fault, stored_log

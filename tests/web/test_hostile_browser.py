@@ -22,7 +22,7 @@ import pytest
 from itsdangerous import URLSafeSerializer
 from websockets.sync.client import connect
 
-from engine import Duel, Explore, Mark
+from engine import Duel
 from server.embedded_redis import free_port
 
 from .conftest import WAIT_MS, Person
