@@ -35,7 +35,7 @@ import logging
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine import SPECTATOR, Event
@@ -198,28 +198,35 @@ class Hub:
         task.add_done_callback(self._refreshes.discard)
 
     async def _refresh(self, room_id: str, conn: Connection, attempts: int = 60) -> None:
+        room = await self._load_when_up(room_id, self._connected, 5, attempts, "refresh",
+                                        stop=lambda: getattr(conn, "closed", False) or self._stopping)
+        entry = self.entries.get(room_id)
+        if room is None or entry is None or conn not in entry.conns:
+            return
+        if entry.room is None or entry.room.version < room.version:
+            entry.room = room
+        conn.version = None  # a full snapshot, whatever it had
+        self.send_snapshot(conn, entry.room)
+
+    async def _load_when_up(self, room_id: str, ready: asyncio.Event, ready_timeout_s: float, attempts: int,
+                            what: str, stop: Callable[[], bool] = lambda: False) -> Room | None:
+        """Load ``room_id`` once ``ready`` is set, retrying with backoff (50 ms doubling to 1 s)
+        while Redis is unreachable or still loading its AOF; ``None`` after ``attempts``, when
+        ``stop()`` says so, or on an error that is not an outage (logged: a bug)."""
         delay = 0.05
         for _ in range(attempts):
-            if getattr(conn, "closed", False) or self._stopping:
-                return
+            if stop():
+                return None
             try:
-                await asyncio.wait_for(self._connected.wait(), 5)
-                room = await self.rooms.load(room_id)
+                await asyncio.wait_for(ready.wait(), ready_timeout_s)
+                return await self.rooms.load(room_id)
             except Exception as exc:
                 if not is_outage(exc) and not isinstance(exc, asyncio.TimeoutError):
-                    log.exception("refresh of %s failed", room_id)
-                    return
+                    log.exception("%s of %s failed", what, room_id)
+                    return None
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 1.0)
-                continue
-            entry = self.entries.get(room_id)
-            if entry is None or conn not in entry.conns:
-                return
-            if entry.room is None or entry.room.version < room.version:
-                entry.room = room
-            conn.version = None  # a full snapshot, whatever it had
-            self.send_snapshot(conn, entry.room)
-            return
+        return None
 
     def cached_room(self, room_id: str) -> Room | None:
         """The last Room seen for a locally watched room while pub/sub is up, else ``None``."""
@@ -331,19 +338,7 @@ class Hub:
         Redis may still be loading its AOF after a restart: each room's load is retried with
         backoff (bounded; a later loss of the link cancels this and starts a new resync)."""
         for room_id, entry in list(self.entries.items()):
-            room: Room | None = None
-            delay = 0.05
-            for _ in range(attempts):
-                try:
-                    await asyncio.wait_for(entry.ready.wait(), 10)
-                    room = await self.rooms.load(room_id)
-                    break
-                except Exception as exc:
-                    if not is_outage(exc) and not isinstance(exc, asyncio.TimeoutError):
-                        log.exception("resync of %s failed", room_id)
-                        break
-                    await asyncio.sleep(delay)
-                    delay = min(delay * 2, 1.0)
+            room = await self._load_when_up(room_id, entry.ready, 10, attempts, "resync")
             if self.entries.get(room_id) is not entry:
                 continue  # everybody left meanwhile
             if room is None:
