@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Protocol
 from urllib.parse import urlsplit
 
@@ -219,6 +219,24 @@ async def admit(websocket: WebSocket, settings: Settings) -> str | None:
     if key is None:
         await deny(websocket, too_many(Limited("open websockets", 10), json_body=False))
     return key
+
+
+def admitted(handler: Callable[[WebSocket], Awaitable[None]]) -> Callable[[WebSocket], Awaitable[None]]:
+    """A websocket endpoint running ``handler`` only after :func:`admit`, and giving the IP's
+    socket slot back however the handler ends (both edges are built this way)."""
+
+    async def endpoint(websocket: WebSocket) -> None:
+        key = await admit(websocket, websocket.app.state.settings)  # foreign Origin → 403, too many → 429
+        if key is None:
+            return
+        try:
+            await handler(websocket)
+        finally:
+            guard_of(websocket).close_socket(key)
+
+    endpoint.__name__ = endpoint.__qualname__ = handler.__name__.lstrip("_")
+    endpoint.__doc__ = handler.__doc__
+    return endpoint
 
 
 def guard_of(conn: HTTPConnection) -> Guard:

@@ -20,7 +20,7 @@ from engine import SPECTATOR, Explore, IllegalMove, Mark
 from . import wire
 from .auth import bearer_token
 from .fanout import Outbox
-from .guard import admit, client_frames, guard_of
+from .guard import admitted, client_frames
 from .ops import UNAVAILABLE, UNAVAILABLE_MESSAGE, is_outage, redis_down
 from .rooms import RoomError, StaleVersion, TimedOut, UnknownRoom
 
@@ -28,17 +28,6 @@ log = logging.getLogger("mineduel.ws")
 
 POLICY = 1008
 SERVER_ERROR = 1011
-
-
-async def game_socket(websocket: WebSocket) -> None:
-    settings = websocket.app.state.settings
-    key = await admit(websocket, settings)  # foreign Origin → 403, too many sockets → 429
-    if key is None:
-        return
-    try:
-        await _game_socket(websocket)
-    finally:
-        guard_of(websocket).close_socket(key)
 
 
 async def _game_socket(websocket: WebSocket) -> None:
@@ -133,5 +122,7 @@ async def _handle(msg: wire.ClientMessage, box: Outbox, room_id: str, rooms, hub
         box.send(codec.error(UNAVAILABLE, UNAVAILABLE_MESSAGE))
         hub.refresh_later(room_id, box)  # a snapshot follows once Redis answers: it shows what happened
 
+
+game_socket = admitted(_game_socket)
 
 routes = [WebSocketRoute("/api/v1/games/{id}/ws", game_socket)]

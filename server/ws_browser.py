@@ -33,7 +33,7 @@ from engine.encoding import HIDDEN, OWN_WRONG_MARK
 
 from . import wire_html
 from .fanout import Outbox
-from .guard import admit, client_frames, guard_of
+from .guard import admitted, client_frames
 from .html_render import SNAPSHOT_MARK, HtmlCodec, player_names, seat_name
 from .ops import UNAVAILABLE, UNAVAILABLE_MESSAGE, is_outage, redis_down
 from .pages import web_of
@@ -234,17 +234,6 @@ async def _heartbeat(conn: BrowserConn, hub: Any, html: HtmlCodec, room_id: str,
             return
 
 
-async def browser_socket(websocket: WebSocket) -> None:
-    settings = websocket.app.state.settings
-    key = await admit(websocket, settings)  # foreign Origin → 403, too many sockets → 429
-    if key is None:
-        return
-    try:
-        await _browser_socket(websocket)
-    finally:
-        guard_of(websocket).close_socket(key)
-
-
 async def _browser_socket(websocket: WebSocket) -> None:
     state = websocket.app.state
     settings, rooms, hub = state.settings, state.rooms, state.hub
@@ -319,5 +308,7 @@ async def _browser_socket(websocket: WebSocket) -> None:
         except (asyncio.TimeoutError, Exception):
             writer.cancel()
 
+
+browser_socket = admitted(_browser_socket)
 
 routes = [WebSocketRoute("/g/{id}/ws", browser_socket)]
