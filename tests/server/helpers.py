@@ -40,6 +40,15 @@ async def seated_game(api: Api, seed: int | None, **create: Any) -> tuple[str, G
     return game["id"], anna, ben
 
 
+async def three_sockets(game_id: str, anna: Guest, ben: Guest, seat0_url: str, seat1_url: str | None = None,
+                        spectator_url: str | None = None) -> dict[int, GameSocket]:
+    """Anna (seat 0), Ben (seat 1) and a spectator connected to ``game_id``, each to its own
+    server URL if given (else seat 0's); their first frame (the snapshot) is left unread."""
+    return {0: await GameSocket.connect(seat0_url, game_id, anna.token),
+            1: await GameSocket.connect(seat1_url or seat0_url, game_id, ben.token),
+            SPECTATOR: await GameSocket.connect(spectator_url or seat0_url, game_id)}
+
+
 def assert_frame_matches(frame: dict[str, Any], duel: Duel, viewer: int, events: list[Any]) -> None:
     """An update frame carries exactly the viewer's events and leads to the engine's view."""
     expected = [event_to_data(e) for e in events if visible_to(e, viewer)]

@@ -12,7 +12,7 @@ from websockets.exceptions import ConnectionClosed
 from engine import SPECTATOR
 from server.client import ApiError, GameSocket
 
-from .helpers import referee, seated_game
+from .helpers import referee, seated_game, three_sockets
 
 
 async def next_error(sock: GameSocket) -> dict:
@@ -30,9 +30,7 @@ async def closed_with(sock: GameSocket) -> int | None:
 async def game(api, live_server):
     """A seeded game with sockets for Anna (seat 0, to move), Ben and a spectator."""
     game_id, anna, ben = await seated_game(api, 8)
-    socks = {0: await GameSocket.connect(live_server.url, game_id, anna.token),
-             1: await GameSocket.connect(live_server.url, game_id, ben.token),
-             SPECTATOR: await GameSocket.connect(live_server.url, game_id)}
+    socks = await three_sockets(game_id, anna, ben, live_server.url)
     for sock in socks.values():
         await sock.until(lambda f: f["t"] == "snapshot")
     yield game_id, socks

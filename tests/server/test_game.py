@@ -10,7 +10,7 @@ import pytest
 from engine import SPECTATOR, verify
 from server.client import ApiError, GameSocket
 
-from .helpers import assert_frame_matches, assert_view, pick_move, referee, seated_game, wire_move
+from .helpers import assert_frame_matches, assert_view, pick_move, referee, seated_game, three_sockets, wire_move
 
 MAX_MOVES = 200  # a duel has at most 121 cells
 
@@ -37,11 +37,7 @@ async def play_out(socks: dict[int, GameSocket], duel, rng: random.Random) -> No
 async def test_full_game_two_players_and_a_spectator(api, live_server, seed, ruleset):
     game_id, anna, ben = await seated_game(api, seed, ruleset=ruleset)
     duel = referee(seed, ruleset)
-    socks = {
-        0: await GameSocket.connect(live_server.url, game_id, anna.token),
-        1: await GameSocket.connect(live_server.url, game_id, ben.token),
-        SPECTATOR: await GameSocket.connect(live_server.url, game_id),
-    }
+    socks = await three_sockets(game_id, anna, ben, live_server.url)
     try:
         for viewer, sock in socks.items():
             first = await sock.next()
@@ -80,9 +76,7 @@ async def test_wrong_mark_stays_secret_until_the_end(api, live_server):
     game_id, anna, ben = await seated_game(api, seed)
     duel = referee(seed)
     safe = next(c for c in duel.geo.cells if duel.is_hidden(c) and c not in duel.setup.mines)
-    socks = {0: await GameSocket.connect(live_server.url, game_id, anna.token),
-             1: await GameSocket.connect(live_server.url, game_id, ben.token),
-             SPECTATOR: await GameSocket.connect(live_server.url, game_id)}
+    socks = await three_sockets(game_id, anna, ben, live_server.url)
     try:
         for sock in socks.values():
             await sock.next()

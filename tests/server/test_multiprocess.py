@@ -13,7 +13,7 @@ from engine import SPECTATOR, Explore
 from server.client import Api, GameSocket
 from server.store import log_key
 
-from .helpers import assert_view, pick_move, referee, seated_game, wire_move
+from .helpers import assert_view, pick_move, referee, seated_game, three_sockets, wire_move
 from .test_game import play_out
 
 pytestmark = pytest.mark.slow
@@ -30,9 +30,7 @@ async def test_game_across_two_processes(two_servers):
     async with Api(p1.url) as api:
         game_id, anna, ben = await seated_game(api, seed)
     duel = referee(seed)
-    socks = {0: await GameSocket.connect(p1.url, game_id, anna.token),
-             1: await GameSocket.connect(p2.url, game_id, ben.token),
-             SPECTATOR: await GameSocket.connect(p2.url, game_id)}
+    socks = await three_sockets(game_id, anna, ben, p1.url, p2.url, p2.url)
     try:
         for viewer, sock in socks.items():
             await sock.until(lambda f: f["t"] == "snapshot")
@@ -107,9 +105,7 @@ async def test_sigkill_one_process_mid_game(two_servers):
         game_id, anna, ben = await seated_game(api, seed)
     duel = referee(seed)
     rng = random.Random(seed)
-    socks = {0: await GameSocket.connect(p1.url, game_id, anna.token),
-             1: await GameSocket.connect(p2.url, game_id, ben.token),
-             SPECTATOR: await GameSocket.connect(p1.url, game_id)}
+    socks = await three_sockets(game_id, anna, ben, p1.url, p2.url)
     try:
         for sock in socks.values():
             await sock.until(lambda f: f["t"] == "snapshot")

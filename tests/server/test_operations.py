@@ -26,7 +26,7 @@ from server.room import Player
 from server.rooms import Rooms, StaleVersion
 from server.store import Store
 
-from .helpers import assert_view, pick_move, referee, seated_game, wire_move
+from .helpers import assert_view, pick_move, referee, seated_game, three_sockets, wire_move
 from .test_game import play_out
 
 POLLS = 200  # bounded waits on a condition, 50 ms apart
@@ -68,9 +68,7 @@ async def test_metrics_count_connections_commits_latency_and_closes(start_server
     async with Api(server.url) as api:
         game_id, anna, ben = await seated_game(api, seed)
     duel, rng = referee(seed), random.Random(seed)
-    socks = {0: await GameSocket.connect(server.url, game_id, anna.token),
-             1: await GameSocket.connect(server.url, game_id, ben.token),
-             SPECTATOR: await GameSocket.connect(server.url, game_id)}
+    socks = await three_sockets(game_id, anna, ben, server.url)
     try:
         for sock in socks.values():
             await sock.until(lambda f: f["t"] == "snapshot")
@@ -221,9 +219,7 @@ async def test_sigterm_closes_sockets_with_1012_and_exits_0_while_the_game_goes_
     async with Api(p1.url) as api:
         game_id, anna, ben = await seated_game(api, seed)
     duel, rng = referee(seed), random.Random(seed)
-    socks = {0: await GameSocket.connect(p1.url, game_id, anna.token),
-             1: await GameSocket.connect(p2.url, game_id, ben.token),
-             SPECTATOR: await GameSocket.connect(p1.url, game_id)}
+    socks = await three_sockets(game_id, anna, ben, p1.url, p2.url)
     try:
         for sock in socks.values():
             await sock.until(lambda f: f["t"] == "snapshot")
