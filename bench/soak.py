@@ -49,20 +49,10 @@ from websockets.exceptions import ConnectionClosed  # noqa: E402
 from server.client import Api, GameSocket  # noqa: E402
 from server.embedded_redis import free_port  # noqa: E402
 
+from load import rss_mb  # noqa: E402  (bench/load.py, next to this script)
+
 MAX_MOVES = 150  # per game: a duel has at most 121 cells
 WAIT_S = 10.0  # longest wait for one move's update before the room gives up on it
-
-
-def rss_mb(pid: int | None) -> float | None:
-    if not pid:
-        return None
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
 
 
 def children(pid: int) -> list[int]:
