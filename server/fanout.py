@@ -18,7 +18,11 @@ from typing import Any, Protocol
 
 from engine import Event
 
+from .metrics import Metrics
+from .ops import is_outage, redis_down
 from .room import Room
+
+SERVER_ERROR = 1011
 
 Frame = bytes | str
 log = logging.getLogger("mineduel.fanout")
@@ -148,6 +152,35 @@ class Outbox:
         finally:
             if self._busy is not None:
                 self._busy.cancel()
+
+    async def fail(self, exc: Exception, room_id: str, metrics: Metrics, send_now: Callable[[Frame], Awaitable[None]],
+                   unavailable: Frame) -> None:
+        """The edge's handler stopped on ``exc`` (call it from the ``except`` block): an outage
+        (could not attach while Redis is away) gets the ``unavailable`` frame, sent directly with
+        ``send_now`` since closing drops what still waits, and close 1011 (the client reconnects
+        later); anything else is logged as a bug and closed 1011."""
+        if self.closed:
+            return
+        if not is_outage(exc):
+            log.exception("websocket handler failed (room %s, codec %s)", room_id, self.codec)
+            self.close(SERVER_ERROR, "server error")
+            return
+        redis_down(metrics, "attach", exc, room=room_id, player=self.player_id)
+        try:
+            await send_now(unavailable)
+        except Exception:
+            pass
+        self.close(SERVER_ERROR, "service interrupted")
+
+    async def finish(self, writer: asyncio.Task[None]) -> None:
+        """The edge is done (after ``hub.detach``): close normally unless already closing, and
+        give the close 5 s to go out (``writer`` is the :meth:`run` task)."""
+        if not self.closed:
+            self.close(1000, "")
+        try:
+            await asyncio.wait_for(writer, 5)
+        except (asyncio.TimeoutError, Exception):
+            writer.cancel()
 
     def _coroutine(self, item: Frame | tuple[int, str]) -> Coroutine[Any, Any, None]:
         return self._close(*item) if isinstance(item, tuple) else self._send(item)

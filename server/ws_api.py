@@ -21,7 +21,7 @@ from . import wire
 from .auth import bearer_token
 from .fanout import Outbox
 from .guard import admitted, client_frames
-from .ops import UNAVAILABLE, UNAVAILABLE_MESSAGE, is_outage, redis_down
+from .ops import UNAVAILABLE, UNAVAILABLE_MESSAGE, redis_down
 from .rooms import RoomError, StaleVersion, TimedOut, UnknownRoom
 
 log = logging.getLogger("mineduel.ws")
@@ -73,25 +73,10 @@ async def _game_socket(websocket: WebSocket) -> None:
                 continue
             await _handle(parsed, box, room_id, rooms, hub, codec)
     except Exception as exc:
-        if not box.closed:
-            if is_outage(exc):  # could not attach while Redis is away: reconnect later
-                redis_down(hub.metrics, "attach", exc, room=room_id, player=box.player_id)
-                try:  # directly: closing an Outbox drops what it still holds
-                    await websocket.send_bytes(codec.error(UNAVAILABLE, UNAVAILABLE_MESSAGE))
-                except Exception:
-                    pass
-                box.close(SERVER_ERROR, "service interrupted")
-            else:
-                log.exception("websocket handler failed (room %s)", room_id)
-                box.close(SERVER_ERROR, "server error")
+        await box.fail(exc, room_id, hub.metrics, websocket.send_bytes, codec.error(UNAVAILABLE, UNAVAILABLE_MESSAGE))
     finally:
         await hub.detach(room_id, box)
-        if not box.closed:
-            box.close(1000, "")
-        try:
-            await asyncio.wait_for(writer, 5)
-        except (asyncio.TimeoutError, Exception):
-            writer.cancel()
+        await box.finish(writer)
 
 
 async def _handle(msg: wire.ClientMessage, box: Outbox, room_id: str, rooms, hub, codec) -> None:

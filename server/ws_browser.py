@@ -35,7 +35,7 @@ from . import wire_html
 from .fanout import Outbox
 from .guard import admitted, client_frames
 from .html_render import SNAPSHOT_MARK, HtmlCodec, player_names, seat_name
-from .ops import UNAVAILABLE, UNAVAILABLE_MESSAGE, is_outage, redis_down
+from .ops import UNAVAILABLE, UNAVAILABLE_MESSAGE, redis_down
 from .pages import web_of
 from .room import Room, Status
 from .rooms import NotPlaying, RoomError, StaleVersion, TimedOut, UnknownRoom
@@ -286,27 +286,12 @@ async def _browser_socket(websocket: WebSocket) -> None:
     except UnknownRoom:
         conn.close(POLICY, "unknown game")
     except Exception as exc:
-        if not conn.closed:
-            if is_outage(exc):  # could not attach while Redis is away: reconnect later
-                redis_down(hub.metrics, "attach", exc, room=room_id, player=conn.player_id)
-                try:  # directly: closing an Outbox drops what it still holds
-                    await websocket.send_text(html.error(UNAVAILABLE, UNAVAILABLE_MESSAGE))
-                except Exception:
-                    pass
-                conn.close(SERVER_ERROR, "service interrupted")
-            else:
-                log.exception("browser websocket failed (room %s)", room_id)
-                conn.close(SERVER_ERROR, "server error")
+        await conn.fail(exc, room_id, hub.metrics, websocket.send_text, html.error(UNAVAILABLE, UNAVAILABLE_MESSAGE))
     finally:
         if beat is not None:
             beat.cancel()
         await hub.detach(room_id, conn)
-        if not conn.closed:
-            conn.close(1000, "")
-        try:
-            await asyncio.wait_for(writer, 5)
-        except (asyncio.TimeoutError, Exception):
-            writer.cancel()
+        await conn.finish(writer)
 
 
 browser_socket = admitted(_browser_socket)
