@@ -407,12 +407,18 @@ def _solve(width, height, total_mines, numbers, visible_mines, full):
     fixed_mines = vis_mask | mine
     reveal: dict[Cell, int] = {}
     for x in _bits(safe_all):
-        count = (nmasks[x] & fixed_mines).bit_count()
+        around = nmasks[x]
+        count = (around & fixed_mines).bit_count()
+        around &= unknown
+        if not around:  # every neighbour settled: the number is fixed
+            reveal[cells[x]] = count
+            continue
         seen_in: dict[int, int] = {}  # box -> how many of its cells x sees
-        for y in nlists[x]:
-            if unknown >> y & 1:
-                b = box_of.get(y, nbox)
-                seen_in[b] = seen_in.get(b, 0) + 1
+        while around:
+            low = around & -around
+            b = box_of.get(low.bit_length() - 1, nbox)
+            seen_in[b] = seen_in.get(b, 0) + 1
+            around ^= low
         varying = []
         for b, w in seen_in.items():
             kset = box_kset[b]
