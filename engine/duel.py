@@ -33,7 +33,7 @@ from .events import (
     TurnChanged,
     WrongMarkPlaced,
 )
-from .encoding import CHAR_CLAIMS, CLAIM_CHARS, HIDDEN
+from .encoding import CHAR_CLAIMS, CLAIM_CHARS, HIDDEN, UNCLAIMED_MINE
 from .geometry import Cell, Geometry, geometry
 from .memo import PrefixMemo
 from .view import view_of  # view.py knows Duel only as a type: no import cycle
@@ -314,7 +314,7 @@ class Duel:
             "outcome": self.outcome.to_data() if self.outcome else None,
             "to_move": self.to_move,
             "scores": list(self.scores),
-            "board": self._board_rows(),
+            "board": self.board_rows(),
             "wrong_marks": [[list(c) for c in sorted(w)] for w in self.wrong_marks],
             # plain forms of the append-only lists, converted once per item (engine/memo.py);
             # shared with earlier snapshots of the game: do not mutate
@@ -323,11 +323,20 @@ class Duel:
             "last_opened": [list(c) for c in self.last_opened],
         }
 
-    def _board_rows(self) -> list[str]:
-        """The stored board: painted from the cells that show something (a number wins over
-        a claim), not by testing every cell."""
+    def board_rows(self, unclaimed_mines: bool = False) -> list[str]:
+        """The board one string per row, painted from the cells that show something (not by
+        testing every cell): a number wins over a claim, a claim over an unclaimed mine
+        (painted only when asked: the views once the game is over), all else hidden.
+
+        The one painter of the board: the stored snapshot and every view
+        (:func:`engine.view.view_of` overlays a seat's own wrong marks) use it.
+        """
         width, height = self.setup.width, self.setup.height
         grid = [HIDDEN] * (width * height)
+        if unclaimed_mines:
+            for r, c in self.setup.mines:
+                if 0 <= r < height and 0 <= c < width:
+                    grid[r * width + c] = UNCLAIMED_MINE
         for (r, c), (seat, claim) in self.claims.items():
             grid[r * width + c] = CLAIM_CHARS[seat][claim]
         for (r, c), number in self.numbers.items():
@@ -375,7 +384,8 @@ class Duel:
 
     # ------------------------------------------------------------------ views
 
-    def view(self, viewer: int) -> "View":
-        """What seat 0, seat 1 or a spectator (2) may see; see :mod:`engine.view`."""
-        return view_of(self, viewer)
+    def view(self, viewer: int, public: tuple[str, ...] | None = None) -> "View":
+        """What seat 0, seat 1 or a spectator (2) may see; see :mod:`engine.view` (``public``:
+        this duel's :func:`~engine.view.public_rows`, when the caller renders several views)."""
+        return view_of(self, viewer, public)
 

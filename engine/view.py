@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
-from .encoding import CLAIM_CHARS, HIDDEN, OWN_WRONG_MARK, UNCLAIMED_MINE
+from .encoding import CLAIM_CHARS, HIDDEN, OWN_WRONG_MARK
 from .events import Outcome
 from .geometry import Cell
 from .rules import Action, Verdict
@@ -152,8 +152,17 @@ def _move_lines(duel: "Duel", viewer: int, over: bool) -> tuple[MoveLine, ...]:
     return duel.memo.get(duel.lines, ("moves", hidden), line)
 
 
-def view_of(duel: "Duel", viewer: int) -> View:
-    """The view of ``viewer`` (0, 1 or :data:`SPECTATOR`); raises ``ValueError`` for others."""
+def public_rows(duel: "Duel") -> tuple[str, ...]:
+    """The board as everybody sees it: numbers, claimed mines and, once the game is over,
+    every unclaimed mine. A seat's view adds its own wrong marks to these rows; pass them to
+    :func:`view_of` to render several viewers' views of one duel without painting it again."""
+    return tuple(duel.board_rows(unclaimed_mines=duel.outcome is not None))
+
+
+def view_of(duel: "Duel", viewer: int, public: tuple[str, ...] | None = None) -> View:
+    """The view of ``viewer`` (0, 1 or :data:`SPECTATOR`); raises ``ValueError`` for others.
+
+    ``public``: :func:`public_rows` of this same duel, if the caller has it already."""
     if viewer not in VIEWERS:
         raise ValueError(f"viewer must be 0, 1 or {SPECTATOR}, not {viewer!r}")
     over = duel.outcome is not None
@@ -161,26 +170,9 @@ def view_of(duel: "Duel", viewer: int) -> View:
     shown_marks = tuple(
         tuple(sorted(marks)) if over or seat == viewer else () for seat, marks in enumerate(duel.wrong_marks)
     )
-    own = duel.wrong_marks[viewer] if viewer != SPECTATOR else ()
-    # Paint the grid from the lowest precedence to the highest (number > claim > unclaimed
-    # mine once over > own wrong mark > hidden): later writes win. Only cells with something
-    # to show are visited, not the whole board.
-    width, height = setup.width, setup.height
-    grid = [HIDDEN] * (width * height)
-    for r, c in own:
-        if 0 <= r < height and 0 <= c < width:
-            grid[r * width + c] = OWN_WRONG_MARK
-    if over:
-        for r, c in setup.mines:
-            if 0 <= r < height and 0 <= c < width:
-                grid[r * width + c] = UNCLAIMED_MINE
-    for (r, c), (seat, claim) in duel.claims.items():
-        if 0 <= r < height and 0 <= c < width:
-            grid[r * width + c] = CLAIM_CHARS[seat][claim]
-    for (r, c), number in duel.numbers.items():
-        if 0 <= r < height and 0 <= c < width:
-            grid[r * width + c] = str(number)
-    rows = ["".join(grid[i : i + width]) for i in range(0, width * height, width)]
+    rows = public if public is not None else public_rows(duel)
+    if viewer != SPECTATOR and duel.wrong_marks[viewer]:
+        rows = _with_own_wrong_marks(rows, duel.wrong_marks[viewer], setup.width)
     moves = _move_lines(duel, viewer, over)
     return View(
         viewer=viewer,
@@ -188,7 +180,7 @@ def view_of(duel: "Duel", viewer: int) -> View:
         width=setup.width,
         height=setup.height,
         total_mines=setup.total_mines,
-        rows=tuple(rows),
+        rows=rows,
         scores=(duel.scores[0], duel.scores[1]),
         phase=duel.phase.value,
         to_move=None if over else duel.to_move,
@@ -200,6 +192,16 @@ def view_of(duel: "Duel", viewer: int) -> View:
         salt=setup.salt if over else None,
         mines=tuple(sorted(setup.mines)) if over else None,
     )
+
+
+def _with_own_wrong_marks(rows: tuple[str, ...], marks: set[Cell], width: int) -> tuple[str, ...]:
+    """``rows`` with the seat's own wrong marks shown. A wrong mark is never on a mine, so only
+    a number can cover it (the cell was revealed later): it shows where the cell is hidden."""
+    grid = list(rows)
+    for r, c in marks:
+        if 0 <= r < len(grid) and 0 <= c < width and grid[r][c] == HIDDEN:
+            grid[r] = grid[r][:c] + OWN_WRONG_MARK + grid[r][c + 1:]
+    return tuple(grid)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,10 +27,12 @@ from engine import (
     View,
     WrongMarkPlaced,
 )
+from engine.view import public_rows
 from engine.clock import Clock
 from engine.rules import Action, Claim, Verdict
 
 ROOM_FORMAT = 1
+_PUBLIC = -1  # key of the public rows in Room._views
 
 
 class Status(StrEnum):
@@ -66,7 +68,8 @@ class Room:
     created_ms: int
     rematch: str | None = None
     """Room id of the rematch offered after the end, or ``None``."""
-    _views: dict[int, View] = field(default_factory=dict, compare=False, repr=False)
+    _views: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Views by viewer, and under ``_PUBLIC`` the rows every view starts from."""
 
     # ------------------------------------------------------------------ what renderers read
 
@@ -87,10 +90,14 @@ class Room:
         return self.duel.commitment
 
     def view(self, viewer: int) -> View:
-        """The engine's view for seat 0, seat 1 or a spectator (2); computed once per Room."""
+        """The engine's view for seat 0, seat 1 or a spectator (2); computed once per Room,
+        the board everybody sees painted once for all three."""
         cached = self._views.get(viewer)
         if cached is None:
-            cached = self._views[viewer] = self.duel.view(viewer)
+            public = self._views.get(_PUBLIC)
+            if public is None:
+                public = self._views[_PUBLIC] = public_rows(self.duel)
+            cached = self._views[viewer] = self.duel.view(viewer, public)
         return cached
 
     def seat_of(self, player_id: str | None) -> int | None:

@@ -30,6 +30,8 @@ from engine import (
 )
 from engine.bots import hidden_cells
 from engine.deduce import revealable
+from engine.encoding import CLAIM_CHARS, HIDDEN, OWN_WRONG_MARK, UNCLAIMED_MINE
+from engine.view import public_rows, view_of
 
 PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -96,6 +98,34 @@ def test_views_never_leak_before_the_end_and_show_everything_after(game):
                 assert view.wrong_marks == tuple(tuple(sorted(w)) for w in duel.wrong_marks)
                 assert verify(view.commitment, 11, 11, view.mines, view.salt)
             assert views[0].rows == views[1].rows == views[SPECTATOR].rows or views[0].wrong_marks
+
+
+def expected_char(duel: Duel, viewer: int, cell: tuple[int, int]) -> str:
+    """One cell of a view, decided cell by cell (the painters paint from the cells that show
+    something): a number, else a claim, else (once over) an unclaimed mine, else the viewer's
+    own wrong mark, else hidden."""
+    if cell in duel.numbers:
+        return str(duel.numbers[cell])
+    if cell in duel.claims:
+        seat, claim = duel.claims[cell]
+        return CLAIM_CHARS[seat][claim]
+    if duel.outcome is not None and cell in duel.setup.mines:
+        return UNCLAIMED_MINE
+    if viewer != SPECTATOR and cell in duel.wrong_marks[viewer]:
+        return OWN_WRONG_MARK
+    return HIDDEN
+
+
+@PROPERTY
+@given(games)
+def test_every_cell_of_every_view_shows_what_takes_precedence(game):
+    seed, ruleset = game
+    for duel, *_ in play(seed, ruleset):
+        public = public_rows(duel)
+        for viewer in VIEWERS:
+            expected = tuple("".join(expected_char(duel, viewer, (r, c)) for c in range(11)) for r in range(11))
+            assert duel.view(viewer).rows == expected
+            assert view_of(duel, viewer, public) == duel.view(viewer)  # the shared rows change nothing
 
 
 @PROPERTY
