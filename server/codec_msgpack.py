@@ -29,14 +29,8 @@ class MsgpackCodec:
     name = "msgpack"
 
     def __init__(self) -> None:
-        self._last: tuple[Sequence[Event], list[dict]] | None = None
-
-    def _events(self, events: Sequence[Event]) -> list[dict]:
-        """Plain data of ``events``, converted once per fan-out (the hub passes the same list
-        for each viewer class)."""
-        if self._last is None or self._last[0] is not events:
-            self._last = (events, [event_data(e) for e in events])
-        return self._last[1]
+        # the fan-out in progress: (old, new, events, room meta, events as data, frames made)
+        self._fanout: tuple[Room, Room, Sequence[Event], dict, list[dict], list[tuple]] | None = None
 
     def snapshot(self, room: Room, viewer: int) -> bytes:
         return pack({
@@ -48,13 +42,27 @@ class MsgpackCodec:
         })
 
     def update(self, old: Room, new: Room, viewer: int, events: Sequence[Event]) -> bytes:
-        return pack({
+        """The update frame for ``viewer``. The hub asks once per viewer class for the same
+        ``(old, new, events)``: the room facts and the events' data are made once, and a
+        viewer class whose frame would be equal to one already made (after most moves all
+        three are: nothing private changed) gets those bytes instead of a second render."""
+        fanout = self._fanout
+        if fanout is None or fanout[0] is not old or fanout[1] is not new or fanout[2] is not events:
+            fanout = self._fanout = (old, new, events, new.meta_data(now_ms()), [event_data(e) for e in events], [])
+        shown = tuple(visible_to(e, viewer) for e in events)
+        change = diff(old.view(viewer), new.view(viewer))
+        for made_shown, made_change, frame in fanout[5]:
+            if made_shown == shown and made_change == change:
+                return frame
+        frame = pack({
             "t": "update",
             "v": new.version,
-            "room": new.meta_data(now_ms()),
-            "events": [d for e, d in zip(events, self._events(events)) if visible_to(e, viewer)],
-            "diff": diff(old.view(viewer), new.view(viewer)).to_data(),
+            "room": fanout[3],
+            "events": [d for d, show in zip(fanout[4], shown) if show],
+            "diff": change.to_data(),
         })
+        fanout[5].append((shown, change, frame))
+        return frame
 
     def presence(self, room: Room, spectators: int) -> bytes:
         return pack({"t": "presence", "v": room.version, "spectators": spectators})
