@@ -9,7 +9,9 @@ For 30 seeded games of random explores and marks (at most ~80 moves each), per m
 - ``events``: the events as plain data, and the packed pub/sub message;
 - ``render3``: the msgpack ``update`` frame for seat 0, seat 1 and spectators (views, diffs).
 
-Best of 3 runs (the machine is shared; the minimum is the code's cost). Pass another
+Every run plays the same moves; each step of each move counts with its fastest of 5 runs (the
+machine is shared: the minimum is the code's cost, and per move it is steadier than the
+fastest whole run). Pass another
 checkout's root to compare (e.g. ``git archive <commit> | tar -x -C /tmp/old``):
 
     python bench/move_path.py [root]
@@ -34,9 +36,9 @@ GAMES = 30
 STEPS = ("apply", "stored", "events", "render3")
 
 
-def run() -> tuple[int, dict[str, float]]:
-    spent = dict.fromkeys(STEPS, 0.0)
-    moves = 0
+def run() -> list[tuple[float, float, float, float]]:
+    """One pass over the games: the seconds of each step, per move."""
+    spent = []
     codec = MsgpackCodec()
     players = (Player("a", "Anna"), Player("b", "Ben"))
     for seed in range(GAMES):
@@ -64,23 +66,16 @@ def run() -> tuple[int, dict[str, float]]:
             for viewer in (0, 1, 2):
                 codec.update(room, new, viewer, events)
             t4 = time.perf_counter()
-            for step, took in zip(STEPS, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
-                spent[step] += took
-            moves += 1
+            spent.append((t1 - t0, t2 - t1, t3 - t2, t4 - t3))
             room = new
-    return moves, spent
+    return spent
 
 
 def main() -> None:
-    best: dict[str, float] | None = None
-    moves = 0
-    for _ in range(3):
-        moves, spent = run()
-        if best is None or sum(spent.values()) < sum(best.values()):
-            best = spent
-    assert best is not None
-    per = {k: 1e6 * v / moves for k, v in best.items()}
-    print(f"{moves} moves; per move (us), best of 3: "
+    runs = [run() for _ in range(5)]
+    moves = len(runs[0])
+    per = {step: 1e6 * sum(min(r[m][i] for r in runs) for m in range(moves)) / moves for i, step in enumerate(STEPS)}
+    print(f"{moves} moves; per move (us), fastest of 5 per move and step: "
           + ", ".join(f"{k} {v:.0f}" for k, v in per.items()) + f"; total {sum(per.values()):.0f}")
 
 
