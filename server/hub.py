@@ -187,7 +187,8 @@ class Hub:
         """Queue a full snapshot of ``room`` for ``conn`` unless it already has a newer one."""
         if conn.version is not None and conn.version > room.version:
             return
-        self._deliver(conn, self.codecs[conn.codec].snapshot(room, conn.viewer), room.version, room.id)
+        if self._deliver(conn, self.codecs[conn.codec].snapshot(room, conn.viewer), room.version, room.id):
+            self._count_frames(1)
 
     def refresh_later(self, room_id: str, conn: Connection) -> None:
         """After an ``unavailable`` error: send ``conn`` a fresh snapshot once Redis answers
@@ -256,13 +257,17 @@ class Hub:
         except ConnectionError:
             entry.pending -= 1  # resubscribed after the reconnect
 
-    def _deliver(self, conn: Connection, frame: Frame, version: int, room_id: str) -> None:
+    def _deliver(self, conn: Connection, frame: Frame, version: int, room_id: str) -> bool:
+        """Queue ``frame`` on ``conn``; ``False`` if it was refused (the connection is dropped)."""
         if conn.send(frame):
             conn.version = version
-            self.stats["frames"] += 1
-            self.metrics.frames.inc()
-        else:
-            self._drop_slow(conn, room_id)
+            return True
+        self._drop_slow(conn, room_id)
+        return False
+
+    def _count_frames(self, n: int) -> None:
+        self.stats["frames"] += n
+        self.metrics.frames.inc(n)  # once per fan-out, not per frame: the counter takes a lock
 
     def _drop_slow(self, conn: Connection, room_id: str) -> None:
         """``conn`` refused a frame: close it with 1013 — unless it is already closing (the peer
@@ -431,6 +436,7 @@ class Hub:
     def _fan_out(self, entry: _Entry, old: Room | None, new: Room, events: Sequence[Event]) -> None:
         v = new.version
         frames: dict[tuple[str, int, bool], Frame] = {}
+        delivered = 0
         for conn in list(entry.conns):
             have = conn.version
             if have is None or have >= v:
@@ -443,7 +449,9 @@ class Hub:
                 frame = codec.update(old, new, conn.viewer, events) if is_update and old else codec.snapshot(new, conn.viewer)
                 frames[key] = frame
                 self.stats["renders"] += 1
-            self._deliver(conn, frame, v, new.id)
+            delivered += self._deliver(conn, frame, v, new.id)
+        if delivered:
+            self._count_frames(delivered)
 
     async def _refresh_presence(self) -> None:
         """Keep this process's spectator fields alive (they expire if the process dies)."""

@@ -129,6 +129,7 @@ class Rooms:
         already has when the commit's message (which carries the nonce) comes back over pub/sub.
         ``started`` is the ``time.perf_counter()`` at which the move arrived (or ``None``)."""
         self.metrics = metrics or Metrics()
+        self._committed: dict[str, Any] = {}  # commit kind -> its moves_committed counter
         self.finished_ttl_s = finished_ttl_s
         self.idle_ttl_s = idle_ttl_s
         self.stats = {"cache_hits": 0, "loads": 0, "conflicts": 0}
@@ -365,7 +366,10 @@ class Rooms:
         seat = detail[0] if kind in ("move", "join") and detail else None
         player = new.players[seat] if seat in (0, 1) else None
         if result[0]:
-            self.metrics.moves_committed.labels(kind).inc()
+            counter = self._committed.get(kind)
+            if counter is None:  # labels() locks and builds a key: look each child up once
+                counter = self._committed[kind] = self.metrics.moves_committed.labels(kind)
+            counter.inc()
             event(log, f"{kind}_committed", room=new.id, v=new.version, kind=kind, seat=seat,
                   player=player.id if player is not None else None,
                   action=detail[1] if kind == "move" and len(detail) > 1 else None, status=new.status.value)
