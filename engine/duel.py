@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from .view import View
 
 SNAPSHOT_FORMAT = 1
+_DIGITS = "012345678"  # a number 0..8 as its board character (indexing beats str() in the painter)
 SEATS = (0, 1)
 
 
@@ -340,7 +341,7 @@ class Duel:
         for (r, c), (seat, claim) in self.claims.items():
             grid[r * width + c] = CLAIM_CHARS[seat][claim]
         for (r, c), number in self.numbers.items():
-            grid[r * width + c] = str(number)
+            grid[r * width + c] = _DIGITS[number]
         return ["".join(grid[i : i + width]) for i in range(0, width * height, width)]
 
     @classmethod
