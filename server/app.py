@@ -29,7 +29,7 @@ from .auth import Auth
 from .codec_msgpack import MsgpackCodec
 from .config import Settings
 from .embedded_redis import EmbeddedRedis
-from .fanout import Codec
+from .fanout import Codec, ExposeRawSend
 from .gc_policy import GcPolicy
 from .guard import BodyLimit, Guard
 from .hub import Hub
@@ -131,7 +131,8 @@ def create_app(
     app.state.guard = Guard(settings)  # per-IP limits of this process (server/guard.py)
     app.state.codecs = all_codecs
     app.state.metrics = metrics
-    app.add_middleware(ops.CloseObserver, metrics=metrics)  # outermost: sees every websocket close
+    app.add_middleware(ops.CloseObserver, metrics=metrics)  # sees every websocket close
+    app.add_middleware(ExposeRawSend)  # outermost: data frames skip the stack (server/fanout.py)
     return app
 
 

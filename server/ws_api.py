@@ -19,7 +19,7 @@ from engine import SPECTATOR, Explore, IllegalMove, Mark
 
 from . import wire
 from .auth import bearer_token
-from .fanout import Outbox
+from .fanout import Outbox, frame_sender
 from .guard import admitted, client_frames
 from .ops import UNAVAILABLE, UNAVAILABLE_MESSAGE, redis_down
 from .rooms import RoomError, StaleVersion, TimedOut, UnknownRoom
@@ -61,7 +61,7 @@ async def _game_socket(websocket: WebSocket) -> None:
         await websocket.close(code, reason)
 
     box = Outbox(SPECTATOR if seat is None else seat, "msgpack", player.id if player else None,
-                 websocket.send_bytes, close, maxsize=settings.send_queue)
+                 frame_sender(websocket), close, maxsize=settings.send_queue)
     writer = asyncio.create_task(box.run())
     try:
         await hub.attach(room_id, box)

@@ -32,7 +32,7 @@ from engine import SPECTATOR, Explore, IllegalCode, IllegalMove, Mark
 from engine.encoding import HIDDEN, OWN_WRONG_MARK
 
 from . import wire_html
-from .fanout import Outbox
+from .fanout import Outbox, frame_sender
 from .guard import admitted, client_frames
 from .html_render import SNAPSHOT_MARK, HtmlCodec, player_names, seat_name
 from .ops import UNAVAILABLE, UNAVAILABLE_MESSAGE, redis_down
@@ -261,7 +261,7 @@ async def _browser_socket(websocket: WebSocket) -> None:
         await websocket.close(code, reason)
 
     conn = BrowserConn(html, SPECTATOR if seat is None else seat, html.name, player.id if player else None,
-                       websocket.send_text, close, maxsize=settings.send_queue)
+                       frame_sender(websocket, text=True), close, maxsize=settings.send_queue)
     writer = asyncio.create_task(conn.run(), name=f"ws-writer-{room_id}")
     beat: asyncio.Task[None] | None = None
     session = Session(conn, room_id, state, html)
