@@ -16,10 +16,10 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, Protocol
 
-from engine import Event
-
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
+
+from engine import Event
 
 from .metrics import Metrics
 from .ops import is_outage, redis_down

@@ -27,9 +27,9 @@ from engine import (
     View,
     WrongMarkPlaced,
 )
-from engine.view import public_rows
 from engine.clock import Clock
 from engine.rules import Action, Claim, Verdict
+from engine.view import public_rows
 
 ROOM_FORMAT = 1
 _PUBLIC = -1  # key of the public rows in Room._views
