@@ -54,11 +54,9 @@ class ExposeRawSend:
 
 def frame_sender(websocket: WebSocket, text: bool = False) -> Callable[[Frame], Awaitable[None]]:
     """The function an :class:`Outbox` writes ``websocket``'s data frames with (text frames for
-    the browser edge): straight to the server when :class:`ExposeRawSend` is installed, else
-    Starlette's ``send_text``/``send_bytes``."""
-    raw: Send | None = websocket.scope.get(RAW_SEND)
-    if raw is None:
-        return websocket.send_text if text else websocket.send_bytes  # type: ignore[return-value]
+    the browser edge): straight to the server's ``send``, which :class:`ExposeRawSend` (installed
+    by ``create_app``) put in the scope."""
+    raw: Send = websocket.scope[RAW_SEND]
     key = "text" if text else "bytes"
 
     def send(frame: Frame) -> Awaitable[None]:
