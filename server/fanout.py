@@ -129,7 +129,7 @@ class Outbox:
     :meth:`run` as a task (it ends when the connection is closed or a send failed),
     registers the box with the hub, and awaits/cancels that task when done::
 
-        box = Outbox(viewer, "msgpack", player_id, websocket.send_bytes, close_fn, maxsize=64)
+        box = Outbox(viewer, "msgpack", player_id, frame_sender(websocket), close_fn, maxsize=64)
         writer = asyncio.create_task(box.run())
     """
 
