@@ -9,6 +9,13 @@ Against a RUNNING server (start one with ``python -m server``, loopback only):
     # N idle spectator connections held open, then the server's RSS
     python bench/load.py idle --url http://127.0.0.1:8000 --conns 10000 --rooms 100 --pid <pid>
 
+With ``--serve`` instead of ``--url``, the bench starts a fresh ``python -m server`` (its own
+embedded Valkey and data directory, per-IP limits off: :mod:`bench.serve`) for the run, stops
+it afterwards, and also prints the machine-speed gauge and Valkey's slow fsyncs; ``--env
+WORKERS=2`` (repeatable) passes settings to that server:
+
+    python bench/load.py play --serve --rooms 500 --spectators 3 --rate 1 --duration 30 --warmup 10
+
 ``play`` prints achieved moves/s and pushes/s, p50/p90/p99/max move-to-push latency over all
 recipients (the mover, the opponent and every spectator: from just before the move is sent to
 the arrival of the update carrying its version, both ``time.monotonic_ns()`` in the same
@@ -36,6 +43,7 @@ import msgpack
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.serve import BenchServer, gauge_s  # noqa: E402
 from server.client import Api, ws_url  # noqa: E402
 
 
@@ -301,11 +309,29 @@ def main() -> None:
     ap.add_argument("--procs", type=int, default=2, help="client processes")
     ap.add_argument("--pid", help="server process id(s), comma-separated (WORKERS > 1), for RSS and CPU")
     ap.add_argument("--redis-pid", type=int, help="embedded valkey's pid, for its RSS")
+    ap.add_argument("--serve", action="store_true", help="start a fresh server for this run (ignores --url, --pid)")
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                    help="with --serve: a setting for that server (repeatable)")
     args = ap.parse_args()
-    if not args.url.startswith(("http://127.", "http://localhost", "http://[::1]")):
-        sys.exit("load.py only targets loopback servers")
-
     raise_fd_limit()
+    if not args.serve:
+        if not args.url.startswith(("http://127.", "http://localhost", "http://[::1]")):
+            sys.exit("load.py only targets loopback servers")
+        bench(args)
+        return
+    print(f"machine-speed gauge (sum(range(3e7)), best of 3): {gauge_s():.2f} s", flush=True)
+    env = dict(item.split("=", 1) for item in args.env)
+    with BenchServer(env) as server:
+        args.url, args.pid, args.redis_pid = server.url, server.pid_list, server.valkey_pid
+        print(f"fresh server {server.url}: app pid(s) {server.pid_list}, valkey pid {server.valkey_pid}"
+              + (f", settings {env}" if env else ""), flush=True)
+        bench(args)
+        stalls, longest = server.fsync_stalls()
+        print(f"valkey: {stalls} seconds with an AOF fsync >= 5 ms during the server's life (longest {longest} ms)")
+
+
+def bench(args: argparse.Namespace) -> None:
+    """One run against the server at ``args.url`` (printing its figures)."""
     ctx = mp.get_context("fork")
     barrier = ctx.Barrier(args.procs + 1)
     results = ctx.Queue()

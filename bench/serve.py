@@ -1,0 +1,170 @@
+"""A fresh server for one benchmark run, exactly as ``python -m server`` starts it.
+
+Why: a load figure depends on more than our code. The host's speed moves by ±25 % within an
+hour on the shared development VMs, the disk's fsync (the embedded Valkey runs ``appendfsync
+always``) stalls now and then, and a server that already served a run carries its data and
+its objects into the next one. So each run gets its own server and data directory, and
+reports, next to its latencies, what it ran on:
+
+- ``gauge_s()``: a fixed piece of pure-Python work, timed (best of 3): the machine's speed at
+  that moment, comparable between runs and days;
+- ``BenchServer.fsync_stalls()``: Valkey's own record of slow ``aof-fsync-always`` calls
+  (``LATENCY HISTORY``, armed at 5 ms when the server starts).
+
+Used by ``bench/load.py --serve``; the per-IP limits, which are for the internet and not for
+a load client on 127.0.0.1, are switched off in that server, and it listens on loopback only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import redis
+
+ROOT = Path(__file__).resolve().parent.parent
+
+BENCH_ENV = {
+    "MINEDUEL_RATE_IP_GUESTS": "off",
+    "MINEDUEL_RATE_IP_GAMES": "off",
+    "MINEDUEL_MAX_SOCKETS_PER_IP": "0",
+    "LOG_LEVEL": "warning",
+    "HOST": "127.0.0.1",
+}
+LATENCY_THRESHOLD_MS = 5
+
+
+def gauge_s() -> float:
+    """Seconds for ``sum(range(3 * 10**7))``, best of 3: the host's speed right now."""
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        sum(range(3 * 10**7))
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        found.extend(int(p) for p in text)
+    return found
+
+
+def _command(pid: int) -> str:
+    return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+
+
+class BenchServer:
+    """``python -m server`` with its embedded Valkey in a new data directory; a context manager.
+
+    ``url`` is the app's, ``app_pids`` the process(es) serving it (the uvicorn workers when
+    ``WORKERS`` > 1), ``valkey_pid`` the embedded server's.
+    """
+
+    def __init__(self, env: dict[str, str] | None = None, data_parent: str | None = None,
+                 start_timeout_s: float = 60.0) -> None:
+        self.env = {**BENCH_ENV, **(env or {})}
+        self.data_parent = data_parent
+        self.start_timeout_s = start_timeout_s
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log_path: Path | None = None
+        self.url = ""
+        self.valkey_url = ""
+        self.app_pids: list[int] = []
+        self.valkey_pid: int | None = None
+        self._data: tempfile.TemporaryDirectory[str] | None = None
+
+    def __enter__(self) -> "BenchServer":
+        self._data = tempfile.TemporaryDirectory(prefix="mineduel-bench-", dir=self.data_parent)
+        port = _free_port()
+        env = {**os.environ, **self.env, "PORT": str(port), "MINEDUEL_DATA": self._data.name}
+        env.pop("REDIS_URL", None)
+        self.log_path = Path(self._data.name) / "server.log"
+        with open(self.log_path, "w") as log:
+            self.process = subprocess.Popen([sys.executable, "-m", "server"], cwd=ROOT, env=env,
+                                            stdout=log, stderr=subprocess.STDOUT)
+        try:
+            self._wait_ready(port)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def _wait_ready(self, port: int) -> None:
+        assert self.process is not None and self.log_path is not None
+        deadline = time.monotonic() + self.start_timeout_s
+        while "open http://" not in self.log_path.read_text():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the bench server did not start:\n{self.log_path.read_text()[-2000:]}")
+            time.sleep(0.05)
+        found = re.search(r"embedded valkey at (redis://\S+)", self.log_path.read_text())
+        if found is None:
+            raise RuntimeError("the bench server did not start its embedded Valkey")
+        self.valkey_url = found.group(1)
+        self.url = f"http://127.0.0.1:{port}"
+        while time.monotonic() < deadline:  # listening, and its lifespan (Redis, hub) is up
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+                    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n")
+                    if s.recv(64).startswith(b"HTTP/1.1 200"):
+                        break
+            except OSError:
+                pass
+            time.sleep(0.1)
+        else:
+            raise RuntimeError("the bench server did not answer /healthz in time")
+        children = _children(self.process.pid)
+        valkey = [p for p in children if "valkey-server" in _command(p) or "redis-server" in _command(p)]
+        workers = [p for p in children if p not in valkey and "spawn_main" in _command(p)]
+        self.valkey_pid = valkey[0] if valkey else None
+        self.app_pids = workers or [self.process.pid]
+        client = self._redis()
+        try:
+            client.config_set("latency-monitor-threshold", LATENCY_THRESHOLD_MS)
+        finally:
+            client.close()
+
+    def _redis(self) -> redis.Redis:
+        return redis.Redis.from_url(self.valkey_url, socket_timeout=5)
+
+    @property
+    def pid_list(self) -> str:
+        return ",".join(str(p) for p in self.app_pids)
+
+    def fsync_stalls(self) -> tuple[int, int]:
+        """``(seconds with an fsync of ≥ 5 ms, longest in ms)`` since the start (Valkey keeps at
+        most one event per second, the longest of that second)."""
+        client = self._redis()
+        try:
+            history = client.execute_command("LATENCY", "HISTORY", "aof-fsync-always")
+        finally:
+            client.close()
+        return len(history), max((int(ms) for _t, ms in history), default=0)
+
+    def __exit__(self, *exc: object) -> None:
+        proc, self.process = self.process, None
+        if proc is not None and proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)  # graceful: closes sockets, stops its Valkey
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+        if self._data is not None:
+            self._data.cleanup()
+            self._data = None
