@@ -1,6 +1,7 @@
 """The programmatic websocket's codec: msgpack maps with a ``t`` key (see docs/PROTOCOL.md).
 
-Every frame about the room carries ``v``, the room version it describes. Views come from
+Every frame carries ``v``: the room version it describes, or for an error the version the
+connection's view is at (``None`` before its first snapshot). Views come from
 the engine (``room.view(viewer)``) and events pass through ``visible_to``, so a frame never
 holds what its viewer class may not see.
 """
@@ -67,5 +68,5 @@ class MsgpackCodec:
     def presence(self, room: Room, spectators: int) -> bytes:
         return pack({"t": "presence", "v": room.version, "spectators": spectators})
 
-    def error(self, code: str, message: str) -> bytes:
-        return pack({"t": "error", "code": code, "message": message})
+    def error(self, code: str, message: str, v: int | None = None) -> bytes:
+        return pack({"t": "error", "v": v, "code": code, "message": message})

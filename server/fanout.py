@@ -87,8 +87,9 @@ class Codec(Protocol):
         """The spectator count changed; ``None`` = nothing to send."""
         ...
 
-    def error(self, code: str, message: str) -> Frame:
-        """An error frame: machine-readable ``code``, human ``message``."""
+    def error(self, code: str, message: str, v: int | None = None) -> Frame:
+        """An error frame: machine-readable ``code``, human ``message``, and ``v``, the room
+        version the connection's view is at (``None`` before its first snapshot)."""
         ...
 
 

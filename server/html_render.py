@@ -585,7 +585,8 @@ class HtmlCodec:
     def presence(self, room: Room, spectators: int) -> str:
         return str(self.m.spectators(spectators))
 
-    def error(self, code: str, message: str) -> str:
+    def error(self, code: str, message: str, v: int | None = None) -> str:
+        """The page keeps its version in ``#seen-v`` (snapshots and updates set it): ``v`` adds nothing here."""
         out = str(self.m.notice(message, "error"))
         if code == "unavailable":  # Redis is unreachable: the banner too (see heartbeat)
             out += str(self.m.heartbeat(True))

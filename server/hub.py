@@ -281,15 +281,16 @@ class Hub:
         conn.close(SLOW, "too slow: reconnect to resync")
 
     def _interrupted(self) -> None:
-        """Redis is unreachable: tell every local connection (one frame per codec)."""
-        frames: dict[str, Frame] = {}
+        """Redis is unreachable: tell every local connection (one frame per codec and version)."""
+        frames: dict[tuple[str, int], Frame] = {}  # one frame per codec and version shown
         for entry in list(self.entries.values()):
             for conn in list(entry.conns):
                 if conn.version is None:
                     continue
-                if conn.codec not in frames:
-                    frames[conn.codec] = self.codecs[conn.codec].error(UNAVAILABLE, UNAVAILABLE_MESSAGE)
-                conn.send(frames[conn.codec])  # a full queue is dropped by the resync's snapshot anyway
+                key = (conn.codec, conn.version)
+                if key not in frames:
+                    frames[key] = self.codecs[conn.codec].error(UNAVAILABLE, UNAVAILABLE_MESSAGE, conn.version)
+                conn.send(frames[key])  # a full queue is dropped by the resync's snapshot anyway
 
     async def _run(self) -> None:
         backoff = 0.05

@@ -22,7 +22,8 @@ from .auth import bearer_token
 from .fanout import Outbox, frame_sender
 from .guard import admitted, client_frames
 from .ops import UNAVAILABLE, UNAVAILABLE_MESSAGE, redis_down
-from .rooms import RoomError, StaleVersion, TimedOut, UnknownRoom
+from .room import Room
+from .rooms import RoomError, StaleVersion, UnknownRoom
 
 log = logging.getLogger("mineduel.ws")
 
@@ -69,42 +70,49 @@ async def _game_socket(websocket: WebSocket) -> None:
             parsed = wire.parse_msgpack(frame)
             if isinstance(parsed, wire.BadMessage):
                 hub.metrics.bad_messages.inc()
-                box.send(codec.error(parsed.code, parsed.message))
+                box.send(codec.error(parsed.code, parsed.message, box.version))
                 continue
             await _handle(parsed, box, room_id, rooms, hub, codec)
     except Exception as exc:
-        await box.fail(exc, room_id, hub.metrics, websocket.send_bytes, codec.error(UNAVAILABLE, UNAVAILABLE_MESSAGE))
+        await box.fail(exc, room_id, hub.metrics, websocket.send_bytes,
+                       codec.error(UNAVAILABLE, UNAVAILABLE_MESSAGE, box.version))
     finally:
         await hub.detach(room_id, box)
         await box.finish(writer)
 
 
 async def _handle(msg: wire.ClientMessage, box: Outbox, room_id: str, rooms, hub, codec) -> None:
+    """Play ``msg`` for the box's seat. Nothing comes back on success (the update reaches this
+    socket through the hub like every other); a refusal is one error frame, followed by a fresh
+    snapshot after a stale move, or once Redis answers again after an outage."""
+    fresh: Room | None = None
+    outage = False
     seat = box.viewer
-    if seat == SPECTATOR:
-        box.send(codec.error("spectator", "spectators cannot move; join the game to play"))
-        return
     try:
-        if isinstance(msg, wire.ResignMessage):
+        if seat == SPECTATOR:
+            code, message = "spectator", "spectators cannot move; join the game to play"
+        elif isinstance(msg, wire.ResignMessage):
             await rooms.resign(room_id, seat)
+            return
         else:
             move = Explore(msg.cell) if msg.action == "explore" else Mark(msg.cell)
             await rooms.play(room_id, seat, move, msg.v)
+            return
     except StaleVersion as exc:
-        box.send(codec.error(exc.code, exc.message))
-        if exc.room is not None:
-            hub.send_snapshot(box, exc.room)
-    except TimedOut as exc:
-        box.send(codec.error(exc.code, exc.message))
-    except RoomError as exc:
-        box.send(codec.error(exc.code, exc.message))
+        code, message, fresh = exc.code, exc.message, exc.room
+    except RoomError as exc:  # time_out, not_playing, busy, ...
+        code, message = exc.code, exc.message
     except IllegalMove as exc:
-        box.send(codec.error(exc.code.value, exc.message))
+        code, message = exc.code.value, exc.message
     except Exception as exc:  # Redis unreachable: the move is refused (the commit is all or nothing)
         if not redis_down(hub.metrics, "move", exc, room=room_id, player=box.player_id):
             raise
         hub.metrics.unavailable.inc()
-        box.send(codec.error(UNAVAILABLE, UNAVAILABLE_MESSAGE))
+        code, message, outage = UNAVAILABLE, UNAVAILABLE_MESSAGE, True
+    box.send(codec.error(code, message, box.version))
+    if fresh is not None:
+        hub.send_snapshot(box, fresh)
+    if outage:
         hub.refresh_later(room_id, box)  # a snapshot follows once Redis answers: it shows what happened
 
 

@@ -244,7 +244,8 @@ class Inspector:
             self.counts[f"{kind}_other"] += 1
         elif t == "error" or (t is None and "error" in data):
             body = data if t == "error" else data["error"]
-            expect(set(body) <= {"t", "code", "message"} and isinstance(body["message"], str), "error", data)
+            expect(set(body) <= {"t", "v", "code", "message"} and isinstance(body["message"], str), "error", data)
+            expect(body.get("v") is None or isinstance(body["v"], int), "error v", data)
             self.counts[f"{kind}_errors"] += 1
         else:
             raise Leak(f"unknown frame {data!r}"[:300])

@@ -70,6 +70,7 @@ async def test_bad_frames_get_error_frames_and_change_nothing(api, game):
         err = await next_error(anna)
         assert err["code"] == code, (frame, err)
         assert err["message"]
+        assert err["v"] == before["v"]  # every frame carries the version the socket's view is at
     await anna.ws.send("a text frame")
     assert (await next_error(anna))["code"] == "malformed"
     assert (await api.game(game_id))["v"] == before["v"]
@@ -83,13 +84,16 @@ async def test_wrong_turn_stale_and_spectator_moves_are_refused(api, game):
     v = socks[0].v
     cell = a_safe_cell()
     await socks[1].move("explore", cell)
-    assert (await next_error(socks[1]))["code"] == "not_your_turn"
+    err = await next_error(socks[1])
+    assert (err["code"], err["v"]) == ("not_your_turn", v)
     await socks[SPECTATOR].move("explore", cell)
-    assert (await next_error(socks[SPECTATOR]))["code"] == "spectator"
+    err = await next_error(socks[SPECTATOR])
+    assert (err["code"], err["v"]) == ("spectator", v)
     await socks[SPECTATOR].resign()
     assert (await next_error(socks[SPECTATOR]))["code"] == "spectator"
     await socks[0].move("explore", cell, v=v - 1)
-    assert (await next_error(socks[0]))["code"] == "stale"
+    err = await next_error(socks[0])
+    assert (err["code"], err["v"]) == ("stale", v)
     snap = await socks[0].until(lambda f: f["t"] == "snapshot")
     assert snap["v"] == v
     assert (await api.game(game_id))["v"] == v
@@ -120,10 +124,12 @@ async def test_flood_closes_with_1008(game):
 async def test_bad_token_and_unknown_game(live_server, game):
     game_id, _ = game
     bad = await GameSocket.connect(live_server.url, game_id, "forged.token")
-    assert (await next_error(bad))["code"] == "bad_token"
+    err = await next_error(bad)
+    assert (err["code"], err["v"]) == ("bad_token", None)  # no view yet: no version
     assert await closed_with(bad) == 1008
     lost = await GameSocket.connect(live_server.url, "no-such-game")
-    assert (await next_error(lost))["code"] == "unknown_room"
+    err = await next_error(lost)
+    assert (err["code"], err["v"]) == ("unknown_room", None)
     assert await closed_with(lost) == 1008
 
 

@@ -128,6 +128,7 @@ async def test_redis_outage_is_shown_refuses_moves_and_heals_itself(start_server
         for viewer in (0, 1, SPECTATOR):
             frame = await bots.socks[viewer].until(lambda f: f["t"] == "error", timeout_s=15)
             assert frame["code"] == "unavailable" and "interrupted" in frame["message"]
+            assert frame["v"] == bots.v  # the version that viewer's board shows
         for _ in range(100):
             text = await asyncio.wait_for(browser.recv(), 15)
             if "Service interrupted" in text:
