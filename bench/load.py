@@ -326,6 +326,9 @@ def main() -> None:
         print(f"fresh server {server.url}: app pid(s) {server.pid_list}, valkey pid {server.valkey_pid}"
               + (f", settings {env}" if env else ""), flush=True)
         bench(args)
+        passes = server.gc_passes()
+        print("app GC passes since start: " + ", ".join(
+            f"{gen} {n} ({total:.2f} s in all, longest <= {longest:g} s)" for gen, (n, total, longest) in passes.items()))
         stalls, longest = server.fsync_stalls()
         print(f"valkey: {stalls} seconds with an AOF fsync >= 5 ms during the server's life (longest {longest} ms)")
 

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 import redis
@@ -155,6 +156,30 @@ class BenchServer:
         finally:
             client.close()
         return len(history), max((int(ms) for _t, ms in history), default=0)
+
+    def gc_passes(self) -> dict[str, tuple[int, float, float]]:
+        """Per generation: ``(passes, seconds in all, upper bound of the longest)`` from the
+        app's ``mineduel_gc_pause_seconds`` histogram (one process: the first worker's)."""
+        from prometheus_client.parser import text_string_to_metric_families
+
+        with urllib.request.urlopen(self.url + "/metrics", timeout=10) as answer:
+            text = answer.read().decode()
+        found: dict[str, list[float]] = {}
+        for family in text_string_to_metric_families(text):
+            if family.name != "mineduel_gc_pause_seconds":
+                continue
+            for sample in family.samples:
+                gen = sample.labels["generation"]
+                entry = found.setdefault(gen, [0, 0.0, 0.0, 0.0])  # count, sum, longest, previous bucket
+                if sample.name.endswith("_count"):
+                    entry[0] = int(sample.value)
+                elif sample.name.endswith("_sum"):
+                    entry[1] = sample.value
+                elif sample.name.endswith("_bucket"):
+                    if sample.value > entry[3]:  # this bucket holds passes the one below did not
+                        entry[2] = float(sample.labels["le"])
+                    entry[3] = sample.value
+        return {gen: (int(c), s, longest) for gen, (c, s, longest, _) in found.items() if c}
 
     def __exit__(self, *exc: object) -> None:
         proc, self.process = self.process, None
