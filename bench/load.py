@@ -11,8 +11,8 @@ Against a RUNNING server (start one with ``python -m server``, loopback only):
 
 With ``--serve`` instead of ``--url``, the bench starts a fresh ``python -m server`` (its own
 embedded Valkey and data directory, per-IP limits off: :mod:`bench.serve`) for the run, stops
-it afterwards, and also prints the machine-speed gauge and Valkey's slow fsyncs; ``--env
-WORKERS=2`` (repeatable) passes settings to that server:
+it afterwards, and also prints the machine-speed gauge, the app's GC passes, and Valkey's
+slow fsyncs and AOF rewrites; ``--env WORKERS=2`` (repeatable) passes settings to that server:
 
     python bench/load.py play --serve --rooms 500 --spectators 3 --rate 1 --duration 30 --warmup 10
 
@@ -329,8 +329,7 @@ def main() -> None:
         passes = server.gc_passes()
         print("app GC passes since start: " + ", ".join(
             f"{gen} {n} ({total:.2f} s in all, longest <= {longest:g} s)" for gen, (n, total, longest) in passes.items()))
-        stalls, longest = server.fsync_stalls()
-        print(f"valkey: {stalls} seconds with an AOF fsync >= 5 ms during the server's life (longest {longest} ms)")
+        print(server.valkey_report())
 
 
 def bench(args: argparse.Namespace) -> None:

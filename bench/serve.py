@@ -8,8 +8,9 @@ reports, next to its latencies, what it ran on:
 
 - ``gauge_s()``: a fixed piece of pure-Python work, timed (best of 3): the machine's speed at
   that moment, comparable between runs and days;
-- ``BenchServer.fsync_stalls()``: Valkey's own record of slow ``aof-fsync-always`` calls
-  (``LATENCY HISTORY``, armed at 5 ms when the server starts).
+- ``BenchServer.valkey_report()``: Valkey's own record of slow ``aof-fsync-always`` calls
+  (``LATENCY HISTORY``, armed at 5 ms when the server starts) and its AOF rewrites;
+- ``BenchServer.gc_passes()``: the app's cyclic-GC passes (its ``/metrics``).
 
 Used by ``bench/load.py --serve``; the per-IP limits, which are for the internet and not for
 a load client on 127.0.0.1, are switched off in that server, and it listens on loopback only.
@@ -147,15 +148,19 @@ class BenchServer:
     def pid_list(self) -> str:
         return ",".join(str(p) for p in self.app_pids)
 
-    def fsync_stalls(self) -> tuple[int, int]:
-        """``(seconds with an fsync of ≥ 5 ms, longest in ms)`` since the start (Valkey keeps at
-        most one event per second, the longest of that second)."""
+    def valkey_report(self) -> str:
+        """Since the start: the seconds with an AOF fsync of ≥ 5 ms and the longest (Valkey keeps
+        at most one event per second, the longest of that second), and the AOF rewrites (each
+        forks a child that writes the whole dataset: CPU and disk taken from the run)."""
         client = self._redis()
         try:
             history = client.execute_command("LATENCY", "HISTORY", "aof-fsync-always")
+            rewrites = client.info("persistence").get("aof_rewrites", "?")
         finally:
             client.close()
-        return len(history), max((int(ms) for _t, ms in history), default=0)
+        longest = max((int(ms) for _t, ms in history), default=0)
+        return (f"valkey: {len(history)} seconds with an AOF fsync >= 5 ms (longest {longest} ms), "
+                f"{rewrites} AOF rewrites, during the server's life")
 
     def gc_passes(self) -> dict[str, tuple[int, float, float]]:
         """Per generation: ``(passes, seconds in all, upper bound of the longest)`` from the
