@@ -12,10 +12,10 @@ opponent is the room's business, not the rules') and becomes ``OVER`` in exactly
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from . import deduce
 from .commitment import SALT_BYTES, commitment
@@ -115,6 +115,10 @@ class Line:
     auto_revealed: int
 
 
+T = TypeVar("T")
+_STORED_LINES, _STORED_LOG = "stored lines", "stored log"  # memo variants of the snapshot's lists
+
+
 def _line_data(ln: Line) -> list[Any]:
     return [ln.number, ln.seat, ln.action.value, *ln.cell, ln.verdict.value, ln.points, ln.auto_revealed]
 
@@ -122,6 +126,34 @@ def _line_data(ln: Line) -> list[Any]:
 def _log_data(entry: tuple[int, Move]) -> list[Any]:
     seat, move = entry
     return [seat, *move_to_data(move)]
+
+
+def _line_from_data(data: list[Any]) -> Line:
+    n, seat, a, r, c, v, p, auto = data
+    return Line(n, seat, Action(a), (r, c), Verdict(v), p, auto)
+
+
+def _log_from_data(data: list[Any]) -> tuple[int, Move]:
+    return (data[0], move_from_data(data[1:]))
+
+
+def _decode_appended(stored: list[Any], before: list[T] | None, memo: PrefixMemo[Any, Any], variant: str,
+                     encode: Callable[[T], Any], decode: Callable[[Any], T]) -> list[T]:
+    """An append-only list from its stored form.
+
+    With ``before`` (the same list at an earlier version of the game, whose duel shares
+    ``memo``), the items whose stored form ``stored`` repeats are reused, only the rest are
+    decoded, and the new list's stored form goes into ``memo`` under ``variant`` (what
+    ``memo.get`` would compute: the known prefix plus the new items encoded), so the next
+    version's decode and snapshot start from it. Without, every item is decoded.
+    """
+    if before is None:
+        return [decode(x) for x in stored]
+    known = memo.get(before, variant, encode)
+    reused = len(known) if len(known) <= len(stored) and known == tuple(stored[: len(known)]) else 0
+    items = before[:reused] + [decode(x) for x in stored[reused:]]
+    memo.seed(items, variant, known[:reused] + tuple(encode(x) for x in items[reused:]))
+    return items
 
 
 
@@ -158,6 +190,14 @@ class Duel:
         items), so it lives exactly as long as the game's objects do."""
 
     # ------------------------------------------------------------------ construction
+
+    def _same_game(self) -> "Duel":
+        """A duel of this game with no state yet (:meth:`from_snapshot` fills it): what never
+        changes in a game (setup, rules, geometry, the commitment) and the memo are shared."""
+        new = Duel.__new__(Duel)
+        new.setup, new.rules, new.geo = self.setup, self.rules, self.geo
+        new.commitment, new.memo = self.commitment, self.memo
+        return new
 
     @classmethod
     def new(cls, rng: Rng, ruleset: str = DEFAULT_RULESET, first: int | None = None) -> "Duel":
@@ -319,8 +359,8 @@ class Duel:
             "wrong_marks": [[list(c) for c in sorted(w)] for w in self.wrong_marks],
             # plain forms of the append-only lists, converted once per item (engine/memo.py);
             # shared with earlier snapshots of the game: do not mutate
-            "lines": list(self.memo.get(self.lines, "stored lines", _line_data)),
-            "log": list(self.memo.get(self.log, "stored log", _log_data)),
+            "lines": list(self.memo.get(self.lines, _STORED_LINES, _line_data)),
+            "log": list(self.memo.get(self.log, _STORED_LOG, _log_data)),
             "last_opened": [list(c) for c in self.last_opened],
         }
 
@@ -345,8 +385,15 @@ class Duel:
         return ["".join(grid[i : i + width]) for i in range(0, width * height, width)]
 
     @classmethod
-    def from_snapshot(cls, data: dict[str, Any]) -> "Duel":
-        """Inverse of :meth:`snapshot`; raises ``ValueError`` on malformed data."""
+    def from_snapshot(cls, data: dict[str, Any], previous: "Duel | None" = None) -> "Duel":
+        """Inverse of :meth:`snapshot`; raises ``ValueError`` on malformed data.
+
+        ``previous``, an earlier version of the same game (a server process's cached one, when
+        another process committed the move), makes decoding cost what was added since: its
+        setup, commitment and move-list and log items are reused where ``data`` repeats them,
+        and the new duel shares its memo (so views convert only the new lines too). The result
+        is the same as without it; a ``previous`` of another game is simply not used.
+        """
         try:
             if data["format"] != SNAPSHOT_FORMAT:
                 raise ValueError(f"unknown snapshot format {data['format']!r}")
@@ -354,7 +401,10 @@ class Duel:
                 data["ruleset"], data["width"], data["height"],
                 frozenset((r, c) for r, c in data["mines"]), data["salt"], data["first"],
             )
-            duel = cls(setup)
+            if previous is not None and previous.setup == setup:
+                duel = previous._same_game()
+            else:
+                duel, previous = cls(setup), None
             duel.phase = Phase(data["phase"])
             duel.outcome = Outcome.from_data(data["outcome"]) if data["outcome"] is not None else None
             duel.to_move = data["to_move"]
@@ -367,11 +417,10 @@ class Duel:
                     elif ch != HIDDEN:
                         duel.claims[(r, c)] = CHAR_CLAIMS[ch]
             duel.wrong_marks = tuple({(r, c) for r, c in w} for w in data["wrong_marks"])  # type: ignore[assignment]
-            duel.lines = [
-                Line(n, seat, Action(a), (r, c), Verdict(v), p, auto)
-                for n, seat, a, r, c, v, p, auto in data["lines"]
-            ]
-            duel.log = [(entry[0], move_from_data(entry[1:])) for entry in data["log"]]
+            duel.lines = _decode_appended(data["lines"], previous.lines if previous else None, duel.memo,
+                                          _STORED_LINES, _line_data, _line_from_data)
+            duel.log = _decode_appended(data["log"], previous.log if previous else None, duel.memo,
+                                        _STORED_LOG, _log_data, _log_from_data)
             duel.last_opened = tuple((r, c) for r, c in data["last_opened"])
         except (KeyError, TypeError) as exc:
             raise ValueError(f"malformed duel snapshot: {exc!r}") from exc

@@ -59,8 +59,15 @@ class PrefixMemo(Generic[T, R]):
                 del entries[prev_key]
                 break
         converted = base + tuple(convert(item) for item in items[start:])
-        if len(entries) >= self._limit:
-            entries.clear()
-        entries[key] = (last, converted)
+        self.seed(items, variant, converted)
         return converted
+
+    def seed(self, items: Sequence[T], variant: Hashable, converted: tuple[R, ...]) -> None:
+        """Record ``converted`` as ``items``' converted form, known without converting (decoded
+        from it, say): it must equal what :meth:`get` would compute."""
+        if not items:
+            return
+        if len(self._entries) >= self._limit:
+            self._entries.clear()
+        self._entries[(id(items[-1]), variant)] = (items[-1], converted)
 

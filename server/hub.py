@@ -412,7 +412,8 @@ class Hub:
         if local is not None:
             new, events, started = local
         else:
-            new, events = Room.from_data(unpack(data)), events_from_data(events_data)
+            # another process's commit: decoded, reusing what the previous version already has
+            new, events = Room.from_data(unpack(data), old), events_from_data(events_data)
             self.stats["decoded"] += 1
         entry.room = new
         if old is not None and old.players != new.players:

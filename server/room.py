@@ -153,14 +153,16 @@ class Room:
         }
 
     @classmethod
-    def from_data(cls, data: dict[str, Any]) -> "Room":
+    def from_data(cls, data: dict[str, Any], previous: "Room | None" = None) -> "Room":
+        """Inverse of :meth:`to_data`. ``previous``, an earlier version of the same room, makes
+        it cost what was added since (see ``Duel.from_snapshot``); the result is the same."""
         if data.get("format") != ROOM_FORMAT:
             raise ValueError(f"unknown room format {data.get('format')!r}")
         players = tuple(Player(p["id"], p["name"]) if p else None for p in data["players"])
         return cls(
             id=data["id"],
             version=data["v"],
-            duel=Duel.from_snapshot(data["duel"]),
+            duel=Duel.from_snapshot(data["duel"], previous.duel if previous is not None else None),
             players=(players[0], players[1]),
             clock=Clock.from_data(data["clock"]) if data["clock"] else None,
             created_ms=data["created_ms"],

@@ -170,6 +170,50 @@ def test_snapshots_and_views_round_trip_through_msgpack(game):
             assert View.from_data(msgpack.unpackb(msgpack.packb(view.to_data()))) == view
 
 
+def assert_same_duel(got: Duel, want: Duel) -> None:
+    """Equal state, the same attributes, byte-identical stored form, equal views."""
+    assert got == want
+    assert vars(got).keys() == vars(want).keys()
+    assert msgpack.packb(got.snapshot()) == msgpack.packb(want.snapshot())
+    for viewer in VIEWERS:
+        assert got.view(viewer) == want.view(viewer)
+
+
+@PROPERTY
+@given(games, st.integers(0, 2**32))
+def test_decoding_with_an_earlier_version_equals_decoding_alone(game, other_seed):
+    """``Duel.from_snapshot(data, previous)`` reuses what ``previous`` has in common with
+    ``data``; whatever is passed (the version before, any other version, a branch of the same
+    setup, another game) the result is the plain decode's."""
+    seed, ruleset = game
+    stored = [msgpack.unpackb(msgpack.packb(duel.snapshot())) for duel, *_ in play(seed, ruleset)]
+    if not stored:
+        return
+    chained: list[Duel] = []
+    previous = None
+    for data in stored:  # each version decoded with the one before, as a server process does
+        previous = Duel.from_snapshot(data, previous)
+        assert_same_duel(previous, Duel.from_snapshot(data))
+        if chained:  # the items the versions have in common were reused, not decoded again
+            before = chained[-1]
+            assert all(a is b for a, b in zip(before.lines, previous.lines))
+            assert all(a is b for a, b in zip(before.log, previous.log))
+        chained.append(previous)
+    rng = random.Random(other_seed)
+    setup = chained[0].setup
+    branch = Duel.replay(setup, chained[-1].log[: rng.randrange(len(chained[-1].log) + 1)])
+    for _ in range(rng.randrange(6)):  # then its own moves: the move lists part there
+        if branch.outcome is not None:
+            break
+        branch.apply(*random_move(branch, rng))
+    other = Duel.new(random.Random(other_seed), ruleset=ruleset)
+    for base in (rng.choice(chained), rng.choice(chained), branch, other):
+        data = rng.choice(stored)
+        assert_same_duel(Duel.from_snapshot(data, base), Duel.from_snapshot(data))
+    data = msgpack.unpackb(msgpack.packb(branch.snapshot()))
+    assert_same_duel(Duel.from_snapshot(data, rng.choice(chained)), Duel.from_snapshot(data))
+
+
 @PROPERTY
 @given(games)
 def test_diffs_patch_old_views_into_new_ones(game):

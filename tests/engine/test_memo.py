@@ -28,6 +28,7 @@ ops = st.lists(
         st.tuples(st.just("append"), st.integers(0, 3)),
         st.tuples(st.just("copy"), st.integers(0, 3), st.integers(0, 3)),
         st.tuples(st.just("read"), st.integers(0, 3), st.integers(0, 2)),
+        st.tuples(st.just("seed"), st.integers(0, 3), st.integers(0, 2)),
     ),
     max_size=80,
 )
@@ -45,6 +46,9 @@ def test_memoised_conversion_equals_the_full_conversion(history, limit) -> None:
             lists[op[1]].append(Item(counter))
         elif op[0] == "copy":
             lists[op[2]] = list(lists[op[1]])
+        elif op[0] == "seed":  # a form known without converting (decoded from it)
+            items, variant = lists[op[1]], op[2]
+            memo.seed(items, variant, tuple((item.n, variant) for item in items))
         else:
             items, variant = lists[op[1]], op[2]
             got = memo.get(items, variant, convert(variant))
@@ -68,3 +72,20 @@ def test_only_new_items_are_converted() -> None:
     assert seen == [1, 2, 3]
     assert memo.get(copy, "other", counting) == (1, 2, 3)  # a variant converts on its own
     assert seen == [1, 2, 3, 1, 2, 3]
+
+
+def test_a_seeded_form_is_returned_and_extended_without_converting_again() -> None:
+    seen: list[int] = []
+
+    def counting(item: Item) -> int:
+        seen.append(item.n)
+        return item.n
+
+    memo: PrefixMemo[Item, int] = PrefixMemo()
+    items = [Item(1), Item(2)]
+    memo.seed(items, "v", (1, 2))
+    assert memo.get(items, "v", counting) == (1, 2)
+    assert memo.get([*items, Item(3)], "v", counting) == (1, 2, 3)
+    assert seen == [3]
+    memo.seed([], "v", ())  # nothing to key an empty list by: ignored
+    assert memo.get([], "v", counting) == ()
