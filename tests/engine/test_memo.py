@@ -56,36 +56,37 @@ def test_memoised_conversion_equals_the_full_conversion(history, limit) -> None:
         assert len(memo) <= limit
 
 
-def test_only_new_items_are_converted() -> None:
-    seen: list[int] = []
+class Counting:
+    """A conversion that records which items it converted."""
 
-    def counting(item: Item) -> int:
-        seen.append(item.n)
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+
+    def __call__(self, item: Item) -> int:
+        self.seen.append(item.n)
         return item.n
 
+
+def test_only_new_items_are_converted() -> None:
+    counting = Counting()
     memo: PrefixMemo[Item, int] = PrefixMemo()
     items = [Item(1), Item(2)]
     assert memo.get(items, "v", counting) == (1, 2)
     copy = [*items, Item(3)]  # the next version, sharing the first two items
     assert memo.get(copy, "v", counting) == (1, 2, 3)
     assert memo.get(copy, "v", counting) == (1, 2, 3)
-    assert seen == [1, 2, 3]
+    assert counting.seen == [1, 2, 3]
     assert memo.get(copy, "other", counting) == (1, 2, 3)  # a variant converts on its own
-    assert seen == [1, 2, 3, 1, 2, 3]
+    assert counting.seen == [1, 2, 3, 1, 2, 3]
 
 
 def test_a_seeded_form_is_returned_and_extended_without_converting_again() -> None:
-    seen: list[int] = []
-
-    def counting(item: Item) -> int:
-        seen.append(item.n)
-        return item.n
-
+    counting = Counting()
     memo: PrefixMemo[Item, int] = PrefixMemo()
     items = [Item(1), Item(2)]
     memo.seed(items, "v", (1, 2))
     assert memo.get(items, "v", counting) == (1, 2)
     assert memo.get([*items, Item(3)], "v", counting) == (1, 2, 3)
-    assert seen == [3]
+    assert counting.seen == [3]
     memo.seed([], "v", ())  # nothing to key an empty list by: ignored
     assert memo.get([], "v", counting) == ()
