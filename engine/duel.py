@@ -156,7 +156,6 @@ def _decode_appended(stored: list[Any], before: list[T] | None, memo: PrefixMemo
     return items
 
 
-
 class Duel:
     """One duel. Mutable, but only through :meth:`apply`, which is all-or-nothing."""
 

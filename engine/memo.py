@@ -70,4 +70,3 @@ class PrefixMemo(Generic[T, R]):
         if len(self._entries) >= self._limit:
             self._entries.clear()
         self._entries[(id(items[-1]), variant)] = (items[-1], converted)
-
