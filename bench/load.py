@@ -97,6 +97,8 @@ class Stats:
     updates: int = 0
     pushes: int = 0
     latencies: list[int] = field(default_factory=list)
+    sent_ns: list[int] = field(default_factory=list)  # when each latency's move was sent
+    recording_from_ns: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     closed: int = 0
     rooms_over: int = 0
@@ -143,6 +145,7 @@ async def reader(ws, room: RoomState, seat: int | None, stats: Stats, recording:
                 sent = room.sent_at.get(v)
                 if sent is not None and recording[0]:
                     stats.latencies.append(now - sent)
+                    stats.sent_ns.append(sent)
                 if seat is not None:
                     room.seat_v[seat] = v
                 if seat == 0:
@@ -234,6 +237,7 @@ async def run_play(args: argparse.Namespace, rooms_n: int, barrier, results) -> 
     async def start_recording() -> None:
         await asyncio.sleep(args.warmup)
         recording[0] = True
+        stats.recording_from_ns = time.monotonic_ns()  # one clock for every process of the host
         stats.moves_sent = stats.pushes = stats.updates = 0
     await start_recording()
     await asyncio.gather(*pacers)
@@ -242,7 +246,7 @@ async def run_play(args: argparse.Namespace, rooms_n: int, barrier, results) -> 
     await asyncio.sleep(0.5)  # late pushes of the last moves are not counted against the window
     results.put({
         "moves": stats.updates, "sent": stats.moves_sent, "pushes": stats.pushes, "elapsed": elapsed,
-        "lat": stats.latencies, "errors": stats.errors, "closed": stats.closed, "skipped": stats.skipped_ticks,
+        "lat": stats.latencies, "lat_sent": stats.sent_ns, "from": stats.recording_from_ns, "errors": stats.errors, "closed": stats.closed, "skipped": stats.skipped_ticks,
         "rooms_over": stats.rooms_over, "conns": len(sockets),
     })
     await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
@@ -294,6 +298,17 @@ def percentile(sorted_ns: list[int], p: float) -> float:
         return float("nan")
     k = min(len(sorted_ns) - 1, max(0, int(round(p / 100 * (len(sorted_ns) - 1)))))
     return sorted_ns[k] / 1e6
+
+
+def p99_by_window(outs: list[dict], seconds: float = 5.0) -> list[float]:
+    """p99 of the latencies of the moves sent in each ``seconds`` of the measured window: one
+    long stall and a slow minute give the same overall p99, but not the same line here."""
+    start = min(o["from"] for o in outs)
+    windows: dict[int, list[int]] = {}
+    for o in outs:
+        for lat, sent in zip(o["lat"], o["lat_sent"]):
+            windows.setdefault(int((sent - start) / (seconds * 1e9)), []).append(lat)
+    return [percentile(sorted(windows[k]), 99) for k in sorted(windows)]
 
 
 def main() -> None:
@@ -373,6 +388,7 @@ def bench(args: argparse.Namespace) -> None:
         print(f"pushes received={pushes} ({pushes / elapsed:.0f}/s)")
         print(f"move-to-push latency over {len(lat)} deliveries: p50={percentile(lat, 50):.2f} ms "
               f"p90={percentile(lat, 90):.2f} ms p99={percentile(lat, 99):.2f} ms max={(lat[-1] / 1e6 if lat else float('nan')):.2f} ms")
+        print("p99 per 5 s of the window: " + " ".join(f"{x:.1f}" for x in p99_by_window(outs)) + " ms")
         print(f"errors={errors or 0} sockets closed early={sum(o['closed'] for o in outs)}")
         wall = time.monotonic() - t0
         print(f"server RSS: before={rss_before} MB, end of run={peak} MB; valkey RSS={rss_mb(args.redis_pid)} MB")
