@@ -246,7 +246,8 @@ async def run_play(args: argparse.Namespace, rooms_n: int, barrier, results) -> 
     await asyncio.sleep(0.5)  # late pushes of the last moves are not counted against the window
     results.put({
         "moves": stats.updates, "sent": stats.moves_sent, "pushes": stats.pushes, "elapsed": elapsed,
-        "lat": stats.latencies, "lat_sent": stats.sent_ns, "from": stats.recording_from_ns, "errors": stats.errors, "closed": stats.closed, "skipped": stats.skipped_ticks,
+        "lat": stats.latencies, "lat_sent": stats.sent_ns, "from": stats.recording_from_ns,
+        "errors": stats.errors, "closed": stats.closed, "skipped": stats.skipped_ticks,
         "rooms_over": stats.rooms_over, "conns": len(sockets),
     })
     await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)

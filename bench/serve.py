@@ -1,7 +1,7 @@
 """A fresh server for one benchmark run, exactly as ``python -m server`` starts it.
 
-Why: a load figure depends on more than our code. The host's speed moves by ±25 % within an
-hour on the shared development VMs, the disk's fsync (the embedded Valkey runs ``appendfsync
+Why: a load figure depends on more than our code. The host's speed on the shared development
+VMs moves by a quarter within an hour and has halved within minutes (docs/PERFORMANCE.md), the disk's fsync (the embedded Valkey runs ``appendfsync
 always``) stalls now and then, and a server that already served a run carries its data and
 its objects into the next one. So each run gets its own server and data directory, and
 reports, next to its latencies, what it ran on:
@@ -164,7 +164,8 @@ class BenchServer:
 
     def gc_passes(self) -> dict[str, tuple[int, float, float]]:
         """Per generation: ``(passes, seconds in all, upper bound of the longest)`` from the
-        app's ``mineduel_gc_pause_seconds`` histogram (one process: the first worker's)."""
+        app's ``mineduel_gc_pause_seconds`` histogram (with ``WORKERS`` > 1, of whichever worker
+        answered)."""
         from prometheus_client.parser import text_string_to_metric_families
 
         with urllib.request.urlopen(self.url + "/metrics", timeout=10) as answer:
