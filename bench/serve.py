@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -32,6 +33,9 @@ from pathlib import Path
 import redis
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from server.embedded_redis import free_port  # noqa: E402
 
 BENCH_ENV = {
     "MINEDUEL_RATE_IP_GUESTS": "off",
@@ -53,17 +57,13 @@ def gauge_s() -> float:
     return best
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _children(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        text = (task / "children").read_text().split()
-        found.extend(int(p) for p in text)
+    found: list[int] = []
+    try:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            found.extend(int(p) for p in (task / "children").read_text().split())
+    except OSError:
+        pass
     return found
 
 
@@ -75,28 +75,32 @@ class BenchServer:
     """``python -m server`` with its embedded Valkey in a new data directory; a context manager.
 
     ``url`` is the app's, ``app_pids`` the process(es) serving it (the uvicorn workers when
-    ``WORKERS`` > 1), ``valkey_pid`` the embedded server's.
+    ``WORKERS`` > 1), ``valkey_url`` and ``valkey_pid`` the embedded server's, ``data_dir``
+    where both keep their data and the app its log (removed afterwards unless ``keep_data``),
+    ``exit_status`` the app's once it has stopped (0 after a graceful SIGTERM).
     """
 
-    def __init__(self, env: dict[str, str] | None = None, data_parent: str | None = None,
-                 start_timeout_s: float = 60.0) -> None:
+    def __init__(self, env: dict[str, str] | None = None, *, keep_data: bool = False,
+                 prefix: str = "mineduel-bench-", start_timeout_s: float = 60.0) -> None:
         self.env = {**BENCH_ENV, **(env or {})}
-        self.data_parent = data_parent
+        self.keep_data = keep_data
+        self.prefix = prefix
         self.start_timeout_s = start_timeout_s
         self.process: subprocess.Popen[bytes] | None = None
+        self.data_dir: Path | None = None
         self.log_path: Path | None = None
         self.url = ""
         self.valkey_url = ""
         self.app_pids: list[int] = []
         self.valkey_pid: int | None = None
-        self._data: tempfile.TemporaryDirectory[str] | None = None
+        self.exit_status: int | None = None
 
     def __enter__(self) -> "BenchServer":
-        self._data = tempfile.TemporaryDirectory(prefix="mineduel-bench-", dir=self.data_parent)
-        port = _free_port()
-        env = {**os.environ, **self.env, "PORT": str(port), "MINEDUEL_DATA": self._data.name}
+        self.data_dir = Path(tempfile.mkdtemp(prefix=self.prefix))
+        port = free_port()
+        env = {**os.environ, **self.env, "PORT": str(port), "MINEDUEL_DATA": str(self.data_dir)}
         env.pop("REDIS_URL", None)
-        self.log_path = Path(self._data.name) / "server.log"
+        self.log_path = self.data_dir / "server.log"
         with open(self.log_path, "w") as log:
             self.process = subprocess.Popen([sys.executable, "-m", "server"], cwd=ROOT, env=env,
                                             stdout=log, stderr=subprocess.STDOUT)
@@ -189,13 +193,13 @@ class BenchServer:
 
     def __exit__(self, *exc: object) -> None:
         proc, self.process = self.process, None
-        if proc is not None and proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)  # graceful: closes sockets, stops its Valkey
+        if proc is not None:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)  # graceful: closes sockets, stops its Valkey
             try:
-                proc.wait(30)
+                self.exit_status = proc.wait(30)
             except subprocess.TimeoutExpired:
                 proc.kill()
-                proc.wait(10)
-        if self._data is not None:
-            self._data.cleanup()
-            self._data = None
+                self.exit_status = proc.wait(10)
+        if self.data_dir is not None and not self.keep_data:
+            shutil.rmtree(self.data_dir, ignore_errors=True)

@@ -28,14 +28,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
-import re
-import secrets
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,23 +40,13 @@ sys.path.insert(0, str(ROOT))
 
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
+from bench.serve import BenchServer  # noqa: E402
 from server.client import Api, GameSocket  # noqa: E402
-from server.embedded_redis import free_port  # noqa: E402
 
 from load import rss_mb  # noqa: E402  (bench/load.py, next to this script)
 
 MAX_MOVES = 150  # per game: a duel has at most 121 cells
 WAIT_S = 10.0  # longest wait for one move's update before the room gives up on it
-
-
-def children(pid: int) -> list[int]:
-    out: list[int] = []
-    try:
-        for task in Path(f"/proc/{pid}/task").iterdir():
-            out += [int(x) for x in (task / "children").read_text().split()]
-    except OSError:
-        pass
-    return out
 
 
 def pct(values: list[float], p: float) -> float:
@@ -317,48 +301,6 @@ class Room:
 # ---------------------------------------------------------------------- the run
 
 
-def start_server(args: argparse.Namespace) -> tuple[subprocess.Popen[bytes], str, str, Path]:
-    port = free_port()
-    data = Path(tempfile.mkdtemp(prefix="mineduel-soak-"))
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "HOST": "127.0.0.1",
-        "PORT": str(port),
-        "MINEDUEL_DATA": str(data),
-        "SECRET_KEY": secrets.token_hex(16),
-        "LOG_LEVEL": args.log_level,
-        "MINEDUEL_FINISHED_TTL_S": str(args.finished_ttl),
-        "MINEDUEL_IDLE_TTL_S": str(max(args.finished_ttl, 600)),
-        # one loopback client plays the whole crowd: lift the per-IP guards
-        "MINEDUEL_RATE_IP_GUESTS": "off",
-        "MINEDUEL_RATE_IP_GAMES": "off",
-        "MINEDUEL_MAX_SOCKETS_PER_IP": "0",
-    }
-    env.pop("REDIS_URL", None)
-    log = open(data / "server.log", "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "server"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    redis_url = ""
-    import httpx
-
-    for _ in range(600):  # 30 s
-        if proc.poll() is not None:
-            sys.exit(f"the server exited: see {data / 'server.log'}")
-        text = (data / "server.log").read_text(errors="replace")
-        found = re.search(r"embedded valkey at (redis://\S+)", text)
-        if found:
-            redis_url = found.group(1)
-        try:
-            if redis_url and httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                return proc, url, redis_url, data
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.05)
-    proc.kill()
-    sys.exit("the server did not become healthy")
-
-
 async def run(args: argparse.Namespace) -> None:
     soak = Soak(args)
     start = time.monotonic()
@@ -427,24 +369,22 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--log-level", default="warning", help="of the server it starts (its log is kept)")
     args = ap.parse_args()
-    proc = None
-    if args.url is None:
-        proc, args.url, args.redis_url, data = start_server(args)
-        args.pid = proc.pid
-        valkeys = children(proc.pid)
-        args.redis_pid = valkeys[0] if valkeys else None
-        print(f"soak: started a server at {args.url} (data and log in {data})", flush=True)
-    elif not args.url.startswith(("http://127.", "http://localhost", "http://[::1]")):
-        sys.exit("soak.py only targets loopback servers")
-    try:
+    if args.url is not None:
+        if not args.url.startswith(("http://127.", "http://localhost", "http://[::1]")):
+            sys.exit("soak.py only targets loopback servers")
         asyncio.run(run(args))
-    finally:
-        if proc is not None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                print(f"soak: server stopped with status {proc.wait(15)}", flush=True)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        return
+    env = {
+        "LOG_LEVEL": args.log_level,
+        "MINEDUEL_FINISHED_TTL_S": str(args.finished_ttl),
+        "MINEDUEL_IDLE_TTL_S": str(max(args.finished_ttl, 600)),
+    }
+    with BenchServer(env, keep_data=True, prefix="mineduel-soak-") as server:
+        args.url, args.redis_url = server.url, server.valkey_url
+        args.pid, args.redis_pid = server.app_pids[0], server.valkey_pid
+        print(f"soak: started a server at {args.url} (data and log in {server.data_dir})", flush=True)
+        asyncio.run(run(args))
+    print(f"soak: server stopped with status {server.exit_status}", flush=True)
 
 
 if __name__ == "__main__":
