@@ -3,10 +3,10 @@ and the hub compute per committed move.
 
 For 30 seeded games of random explores and marks (at most ~80 moves each), per move:
 
-- ``apply``: copy the duel (``clone_duel``), ``Duel.apply`` with the deduction auto-reveal,
-  the new ``Room``;
+- ``apply``: the room core's decision (``server.core.decide.decide``: a copy of the duel,
+  ``Duel.apply`` with the deduction auto-reveal, the new ``Room``);
 - ``stored``: ``Room.to_data()`` packed with msgpack (what the commit writes to Redis);
-- ``events``: the events as plain data, and the packed pub/sub message;
+- ``events``: the packed pub/sub message with the events as plain data;
 - ``render3``: the msgpack ``update`` frame for seat 0, seat 1 and spectators (views, diffs).
 
 Every run plays the same moves; each step of each move counts with its fastest of 5 runs (the
@@ -26,11 +26,13 @@ from pathlib import Path
 
 sys.path.insert(0, sys.argv[1] if len(sys.argv) > 1 else str(Path(__file__).resolve().parent.parent))
 
-from engine import Duel, Explore, IllegalMove  # noqa: E402
+from engine import Duel, Explore  # noqa: E402
 from engine.moves import Mark  # noqa: E402
-from server.codec_msgpack import MsgpackCodec  # noqa: E402
-from server.room import Player, Room, clone_duel, events_to_data  # noqa: E402
-from server.store import pack  # noqa: E402
+from server.core.decide import Commit, Play, decide, open_room  # noqa: E402
+from server.core.room import Player  # noqa: E402
+from server.edge.codec_msgpack import MsgpackCodec  # noqa: E402
+from server.store.keys import pack  # noqa: E402
+from server.store.messages import commit_message  # noqa: E402
 
 GAMES = 30
 STEPS = ("apply", "stored", "events", "render3")
@@ -43,28 +45,26 @@ def run() -> list[tuple[float, float, float, float]]:
     players = (Player("a", "Anna"), Player("b", "Ben"))
     for seed in range(GAMES):
         rng = random.Random(seed)
-        room = Room("r1", 1, Duel.new(rng, "brettspielnetz", first=0), players, None, 0)
+        room = open_room("r1", Duel.new(rng, "brettspielnetz", first=0), players, None, 0).room
         for _ in range(800):  # bounded, refused moves included
-            if room.duel.outcome is not None:
+            if room.game.outcome is not None:
                 break
-            duel = room.duel
-            hidden = [(r, c) for r in range(11) for c in range(11) if (r, c) not in duel.numbers and (r, c) not in duel.claims]
+            game = room.game
+            hidden = [(r, c) for r in range(11) for c in range(11) if (r, c) not in game.numbers and (r, c) not in game.claims]
             cell = rng.choice(hidden)
             move = Mark(cell) if rng.random() < 0.4 else Explore(cell)
             t0 = time.perf_counter()
-            copy = clone_duel(duel)
-            try:
-                events = copy.apply(copy.to_move, move)
-            except IllegalMove:
+            decision = decide(room, players[game.to_move], Play(move), room.version, 0)
+            if not isinstance(decision, Commit):
                 continue
-            new = room.evolve(version=room.version + 1, duel=copy)
+            new = decision.room
             t1 = time.perf_counter()
             data = pack(new.to_data())
             t2 = time.perf_counter()
-            pack([b"commit", new.version, data, events_to_data(events), b"nonce"])
+            commit_message(new.version, data, decision.events, b"nonce")
             t3 = time.perf_counter()
             for viewer in (0, 1, 2):
-                codec.update(room, new, viewer, events)
+                codec.update(room, new, viewer, decision.events)
             t4 = time.perf_counter()
             spent.append((t1 - t0, t2 - t1, t3 - t2, t4 - t3))
             room = new

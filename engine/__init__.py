@@ -25,9 +25,11 @@ from .events import (
     Outcome,
     TurnChanged,
     WrongMarkPlaced,
+    event_from_data,
     event_to_data,
     visible_to,
 )
+from .game import GAMES, Game, GameDiff, GameView, restore
 from .geometry import Cell, Geometry, cell_name, geometry, parse_cell_name
 from .moves import Explore, Mark, Move, Resign, Timeout, move_from_data, move_to_data
 from .rules import (

@@ -13,7 +13,7 @@ opponent is the room's business, not the rules') and becomes ``OVER`` in exactly
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -36,7 +36,7 @@ from .events import (
 from .encoding import CHAR_CLAIMS, CLAIM_CHARS, HIDDEN, UNCLAIMED_MINE
 from .geometry import Cell, Geometry, geometry
 from .memo import PrefixMemo
-from .view import view_of  # view.py knows Duel only as a type: no import cycle
+from .view import VIEWERS, MoveLine, diff, public_rows, view_of  # view.py knows Duel only as a type
 from .moves import Explore, Mark, Move, Resign, Timeout, move_from_data, move_to_data
 from .rules import (
     DEFAULT_RULESET,
@@ -51,7 +51,7 @@ from .rules import (
 )
 
 if TYPE_CHECKING:
-    from .view import View
+    from .view import View, ViewDiff
 
 SNAPSHOT_FORMAT = 1
 _DIGITS = "012345678"  # a number 0..8 as its board character (indexing beats str() in the painter)
@@ -157,7 +157,16 @@ def _decode_appended(stored: list[Any], before: list[T] | None, memo: PrefixMemo
 
 
 class Duel:
-    """One duel. Mutable, but only through :meth:`apply`, which is all-or-nothing."""
+    """One duel. Mutable, but only through :meth:`apply`, which is all-or-nothing.
+
+    The first :class:`~engine.game.Game`: the room server hosts it through that protocol
+    (``kind``, ``seats``, ``viewers``, :meth:`apply`, :meth:`copy`, :meth:`view`, :meth:`diff`,
+    :meth:`snapshot`/:meth:`from_snapshot`, :meth:`record`, :meth:`position`).
+    """
+
+    kind = "duel"
+    seats = 2
+    viewers = VIEWERS
 
     def __init__(self, setup: Setup) -> None:
         if setup.ruleset not in RULESETS:
@@ -183,6 +192,7 @@ class Duel:
         self.lines: list[Line] = []
         self.log: list[tuple[int, Move]] = []
         self.last_opened: tuple[Cell, ...] = ()
+        self._public: tuple[str, ...] | None = None  # public_rows(), painted once per state
         self.memo: PrefixMemo[Any, Any] = PrefixMemo(limit=64)
         """Derived forms of ``lines`` and ``log`` (views' move lists, the stored form), converted
         once per item; not game state. Shared by the copies of this duel (they share those
@@ -198,6 +208,25 @@ class Duel:
         new.commitment, new.memo = self.commitment, self.memo
         return new
 
+    def copy(self) -> "Duel":
+        """An independent copy: applying a move to it leaves this duel untouched.
+
+        Cheaper than the snapshot round-trip (which costs as much as a move): the containers
+        of the state are copied one level deep; everything inside them (cells, lines, moves,
+        the setup) is immutable, and what never changes in a game is shared.
+        """
+        new = self._same_game()
+        new.phase, new.outcome, new.to_move = self.phase, self.outcome, self.to_move
+        new.scores = self.scores.copy()
+        new.numbers = self.numbers.copy()
+        new.claims = self.claims.copy()
+        new.wrong_marks = (self.wrong_marks[0].copy(), self.wrong_marks[1].copy())
+        new.lines = self.lines.copy()
+        new.log = self.log.copy()
+        new.last_opened = self.last_opened
+        new._public = self._public
+        return new
+
     @classmethod
     def new(cls, rng: Rng, ruleset: str = DEFAULT_RULESET, first: int | None = None) -> "Duel":
         return cls(draw_setup(rng, ruleset, first))
@@ -211,6 +240,11 @@ class Duel:
         return duel
 
     # ------------------------------------------------------------------ queries
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The public choices this game was created with."""
+        return {"ruleset": self.setup.ruleset}
 
     @property
     def hidden_mines(self) -> frozenset[Cell]:
@@ -234,6 +268,7 @@ class Duel:
         off the board or not hidden.
         """
         self._check(seat, move)
+        self._public = None
         self.log.append((seat, move))
         match move:
             case Resign():
@@ -421,6 +456,7 @@ class Duel:
             duel.log = _decode_appended(data["log"], previous.log if previous else None, duel.memo,
                                         _STORED_LOG, _log_data, _log_from_data)
             duel.last_opened = tuple((r, c) for r, c in data["last_opened"])
+            duel._public = None
         except (KeyError, TypeError) as exc:
             raise ValueError(f"malformed duel snapshot: {exc!r}") from exc
         return duel
@@ -433,8 +469,60 @@ class Duel:
 
     # ------------------------------------------------------------------ views
 
-    def view(self, viewer: int, public: tuple[str, ...] | None = None) -> "View":
-        """What seat 0, seat 1 or a spectator (2) may see; see :mod:`engine.view` (``public``:
-        this duel's :func:`~engine.view.public_rows`, when the caller renders several views)."""
-        return view_of(self, viewer, public)
+    def public_rows(self) -> tuple[str, ...]:
+        """The board as everybody sees it (:func:`engine.view.public_rows`), painted once per
+        state: the three views of one version start from it."""
+        if self._public is None:
+            self._public = public_rows(self)
+        return self._public
 
+    def view(self, viewer: int) -> "View":
+        """What seat 0, seat 1 or a spectator (2) may see; see :mod:`engine.view`."""
+        return view_of(self, viewer, self.public_rows())
+
+    @staticmethod
+    def diff(old: "View", new: "View") -> "ViewDiff":
+        """What changed between two views of one viewer (:func:`engine.view.diff`)."""
+        return diff(old, new)
+
+    def record(self) -> dict[str, Any]:
+        """The public record of a finished game: setup, every move, the move list, the result
+        and the secrets the end publishes (so anyone can replay it and check the commitment).
+        Raises ``ValueError`` while the game is on (it would publish the layout)."""
+        if self.outcome is None:
+            raise ValueError("the record is published when the game is over")
+        s = self.setup
+        return {
+            "ruleset": s.ruleset,
+            "width": s.width,
+            "height": s.height,
+            "first": s.first,
+            "moves": [[seat, *move_to_data(move)] for seat, move in self.log],
+            "lines": [m.to_data() for m in self.view(VIEWERS[-1]).moves],
+            "outcome": self.outcome.to_data(),
+            "scores": list(self.scores),
+            "mines": [list(m) for m in sorted(s.mines)],
+            "salt": s.salt,
+            "commitment": self.commitment,
+        }
+
+    def position(self, at: int) -> "View":
+        """The replay of a finished game after its first ``at`` log entries (0 = the start),
+        as everybody may see it then: the public board of that moment, with what the end
+        published (the whole layout, every wrong mark made so far, every move's cell).
+
+        Raises ``ValueError`` while the game is on, or for ``at`` outside ``0..len(log)``.
+        """
+        if self.outcome is None:
+            raise ValueError("replays are for finished games")
+        if not 0 <= at <= len(self.log):
+            raise ValueError(f"step {at} is not in 0..{len(self.log)}")
+        spectator = VIEWERS[-1]
+        if at == len(self.log):
+            return self.view(spectator)
+        past = Duel.replay(self.setup, self.log[:at])
+        marks = tuple(tuple(sorted(m)) for m in past.wrong_marks)
+        lines = tuple(MoveLine(ln.number, ln.seat, ln.action, ln.cell, ln.verdict, ln.points, ln.auto_revealed)
+                      for ln in past.lines)
+        return replace(past.view(spectator), mines=tuple(sorted(self.setup.mines)),
+                       wrong_marks=(marks[0], marks[1]), moves=lines)

@@ -8,7 +8,7 @@ that produces a private event (:class:`WrongMarkPlaced`); its public twin is a
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -115,13 +115,50 @@ def visible_to(event: Event, viewer: int) -> bool:
 
 
 def event_to_data(event: Event) -> dict[str, Any]:
-    """Plain data for the wire: ``{"t": "move_played", ...}`` with cells as ``[r, c]`` lists."""
-    data = asdict(event)
-    data.pop("audience")
-    if isinstance(event, GameEnded):
-        data["outcome"] = event.outcome.to_data()
-    return {"t": _EVENT_TAGS[type(event)], **_lists(data)}
+    """Plain data for the wire: ``{"t": "move_played", ...}`` with cells as ``[r, c]`` lists.
 
+    The audience is not part of it (the shell sends each event only to whom it is addressed;
+    :func:`event_from_data` takes it back as an argument). Written field by field rather than
+    with ``dataclasses.asdict`` (a deep copy): it runs for every event of every move.
+    """
+    data: dict[str, Any] = {"t": _EVENT_TAGS[type(event)]}
+    for name in event.__slots__:  # type: ignore[union-attr]
+        if name != "audience":
+            value = getattr(event, name)
+            data[name] = value.to_data() if isinstance(value, Outcome) else _plain(value)
+    return data
+
+
+def event_from_data(data: dict[str, Any], audience: int | None = PUBLIC) -> Event:
+    """Inverse of :func:`event_to_data` (``audience`` as the event had it); raises
+    ``ValueError`` on anything else."""
+    try:
+        decode = _DECODERS[data["t"]]
+        return decode(data, audience)
+    except (KeyError, TypeError, IndexError) as exc:
+        raise ValueError(f"not an event: {data!r}") from exc
+
+
+def _cell(value: Any) -> Cell:
+    return (value[0], value[1])
+
+
+def _cells(values: Any) -> tuple[Cell, ...]:
+    return tuple((r, c) for r, c in values)
+
+
+_DECODERS: dict[str, Any] = {
+    "move_played": lambda d, a: MovePlayed(d["number"], d["seat"], Action(d["action"]),
+                                           None if d["cell"] is None else _cell(d["cell"]),
+                                           Verdict(d["verdict"]), d["points"], d["auto_revealed"], a),
+    "wrong_mark_placed": lambda d, a: WrongMarkPlaced(d["seat"], _cell(d["cell"]), a),
+    "cells_revealed": lambda d, a: CellsRevealed(tuple((r, c, n) for r, c, n in d["cells"]), d["cause"], a),
+    "mine_shown": lambda d, a: MineShown(_cell(d["cell"]), d["seat"], Claim(d["claim"]), a),
+    "turn_changed": lambda d, a: TurnChanged(d["to_move"], a),
+    "game_ended": lambda d, a: GameEnded(Outcome.from_data(d["outcome"]), (d["scores"][0], d["scores"][1]),
+                                         _cells(d["mines"]), d["salt"],
+                                         (_cells(d["wrong_marks"][0]), _cells(d["wrong_marks"][1])), a),
+}
 
 _EVENT_TAGS: dict[type, str] = {
     MovePlayed: "move_played",
@@ -133,11 +170,9 @@ _EVENT_TAGS: dict[type, str] = {
 }
 
 
-def _lists(value: Any) -> Any:
+def _plain(value: Any) -> Any:
     if isinstance(value, (tuple, list)):
-        return [_lists(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _lists(v) for k, v in value.items()}
+        return [_plain(v) for v in value]
     if isinstance(value, Enum):
         return value.value
     return value

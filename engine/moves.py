@@ -31,7 +31,8 @@ class Timeout:
 
 Move = Explore | Mark | Resign | Timeout
 
-_ACTION_MOVES: dict[str, type[Explore] | type[Mark]] = {Action.EXPLORE: Explore, Action.MARK: Mark}
+CELL_MOVES: dict[str, type[Explore] | type[Mark]] = {Action.EXPLORE.value: Explore, Action.MARK.value: Mark}
+"""The moves that act on one cell, by their action name (the wire's ``action`` field)."""
 
 
 def move_to_data(move: Move) -> list[Any]:
@@ -52,7 +53,7 @@ def move_from_data(data: list[Any]) -> Move:
     """Inverse of :func:`move_to_data`; raises ``ValueError`` on anything else."""
     match data:
         case [("explore" | "mark") as kind, int(r), int(c)]:
-            return _ACTION_MOVES[kind]((r, c))
+            return CELL_MOVES[kind]((r, c))
         case ["resign"]:
             return Resign()
         case ["timeout"]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .encoding import CLAIM_CHARS, HIDDEN, OWN_WRONG_MARK
 from .events import Outcome
-from .geometry import Cell
+from .geometry import Cell, geometry
 from .rules import Action, Verdict
 
 if TYPE_CHECKING:
@@ -86,6 +86,14 @@ class View:
 
     def char(self, cell: Cell) -> str:
         return self.rows[cell[0]][cell[1]]
+
+    def neighbour_mines(self, cell: Cell) -> int:
+        """How many mines of the published layout lie around ``cell``: the number a safe cell
+        that nobody opened would have shown. Raises ``ValueError`` before the layout is
+        published (the end of the game)."""
+        if self.mines is None:
+            raise ValueError("the layout is published only once the game is over")
+        return sum(1 for n in geometry(self.width, self.height).neighbours(cell) if n in self.mines)
 
     def to_data(self) -> dict[str, Any]:
         """Plain data (str, int, list, dict, None) with exact round-trip through :meth:`from_data`."""

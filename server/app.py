@@ -1,67 +1,73 @@
 """The Starlette application: ``create_app(settings)`` with ONE lifespan owning every resource.
 
 The lifespan opens the Redis store (starting an embedded server when no ``REDIS_URL`` is
-set), the room service, the pub/sub hub and the clock sweeper, puts them on ``app.state``
-(``settings``, ``store``, ``auth``, ``rooms``, ``hub``, ``codecs``, ``metrics``) and closes them in
-reverse order. Nothing connects at import time. ``/metrics``, the outage handlers and the
-policy-close observer come from :mod:`server.ops`.
-
-The browser edge plugs in here: when ``server.html_render`` exists its ``HtmlCodec`` is
-registered as codec ``"html"``, and the ``routes`` lists of ``server.pages`` and
-``server.ws_browser`` are mounted (see docs/ARCHITECTURE.md, "The seam").
+set) and builds the pieces (:class:`Parts`) in the order they depend on each other, each
+handed what it shares at construction: the room cache goes to both the room service and the
+hub, the hub's census to the metrics' collector. It puts them on ``app.state`` (``settings``, ``store``,
+``auth``, ``rooms``, ``hub``, ``codecs``, ``metrics``, ``web``) and closes them in reverse
+order. Nothing connects at import time.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from dataclasses import dataclass
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
-from . import api, logs, ops, sweeper, ws_api
-from .auth import Auth
-from .codec_msgpack import MsgpackCodec
+from . import logs
 from .config import Settings
+from .edge import api, ops, ws_api, ws_browser
+from .edge.admission import quiet_denials
+from .edge.auth import Auth
+from .edge.body_limit import BodyLimit
+from .edge.codec_msgpack import MsgpackCodec
+from .edge.limits import Guard
+from .edge.raw_send import ExposeRawSend
 from .embedded_redis import EmbeddedRedis
-from .fanout import Codec, ExposeRawSend
 from .gc_policy import GcPolicy
-from .guard import BodyLimit, Guard
-from .hub import Hub
 from .metrics import Metrics
-from .rooms import Rooms
-from .store import Store
+from .store import sweeper
+from .store.cache import RoomCache
+from .store.fanout import Codec, Fanout
+from .store.hub import Hub
+from .store.presence import Presence
+from .store.pubsub import PubSub, open_pubsub
+from .store.service import Retention, RoomService
+from .store.store import Store
+from .web import pages
+from .web.assets import Assets
+from .web.html_codec import HtmlCodec
+from .web.site import Web
 
 log = logging.getLogger("mineduel.app")
 
 
-def _optional(module: str) -> Any | None:
-    """Import ``server.<module>`` if it exists (the browser edge lands separately)."""
-    try:
-        return importlib.import_module(f"server.{module}")
-    except ModuleNotFoundError as exc:
-        if exc.name == f"server.{module}":
-            return None
-        raise
+@dataclass(frozen=True)
+class Parts:
+    """The room server's parts, built in the order they depend on each other, each handed what
+    it shares at construction: the room cache goes to both the room service and the hub."""
 
+    store: Store
+    cache: RoomCache
+    rooms: RoomService
+    hub: Hub
 
-def _web_parts() -> tuple[list[BaseRoute], dict[str, Codec]]:
-    routes: list[BaseRoute] = []
-    codecs: dict[str, Codec] = {}
-    render = _optional("html_render")
-    if render is not None and hasattr(render, "HtmlCodec"):
-        codec = render.HtmlCodec()
-        codecs[codec.name] = codec
-    for name in ("ws_browser", "pages"):
-        module = _optional(name)
-        if module is not None:
-            routes.extend(getattr(module, "routes", []))
-    return routes, codecs
+    @classmethod
+    def build(cls, url: str, settings: Settings, codecs: dict[str, Codec], metrics: Metrics,
+              pubsub: PubSub | None = None) -> "Parts":
+        store = Store(url, waitaof=settings.waits_for_aof, lean=settings.lean_redis)
+        cache = RoomCache()
+        rooms = RoomService(store, cache, metrics, retries=settings.commit_retries,
+                            retention=Retention(settings.finished_ttl_s, settings.idle_ttl_s))
+        hub = Hub(rooms, cache, Fanout(codecs, metrics), Presence(store, metrics),
+                  pubsub or open_pubsub(url, lean=settings.lean_redis), metrics)
+        return cls(store, cache, rooms, hub)
 
 
 def create_app(
@@ -72,15 +78,15 @@ def create_app(
     web: bool = True,
 ) -> Starlette:
     settings = settings or Settings.from_env()
+    html = HtmlCodec()
     all_codecs: dict[str, Codec] = {"msgpack": MsgpackCodec()}
     routes: list[BaseRoute] = [*api.routes, *ws_api.routes, *ops.routes]
-    metrics = Metrics()
     if web:
-        web_routes, web_codecs = _web_parts()
-        all_codecs.update(web_codecs)
-        routes.extend(web_routes)
+        all_codecs[html.name] = html
+        routes += [*ws_browser.routes, *pages.routes]
     all_codecs.update(codecs or {})
     routes.extend(extra_routes)
+    metrics = Metrics()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -90,7 +96,8 @@ def create_app(
         if url is None:
             embedded = EmbeddedRedis(settings.data_dir).start()  # main thread: see embedded_redis
             url = embedded.url
-        store = Store(url, waitaof=settings.waits_for_aof)
+        parts = Parts.build(url, settings, all_codecs, metrics)
+        store, rooms = parts.store, parts.rooms
         hub: Hub | None = None
         sweep: asyncio.Task[None] | None = None
         collector: GcPolicy | None = None
@@ -98,21 +105,20 @@ def create_app(
             key = settings.secret_key or await store.shared_secret()
             aof = await store.durability()
             logs.event(log, "redis_durability", appendonly=aof.get("appendonly"), appendfsync=aof.get("appendfsync"),
-                       waitaof=store.waitaof, embedded=embedded is not None)
-            rooms = Rooms(store, retries=settings.commit_retries, metrics=metrics,
-                          finished_ttl_s=settings.finished_ttl_s, idle_ttl_s=settings.idle_ttl_s)
-            hub = Hub(store, rooms, all_codecs, metrics=metrics)
-            rooms.on_commit, rooms.cached = hub.note_commit, hub.cached_room
+                       waitaof=store.waitaof, embedded=embedded is not None, lean_redis=settings.lean_redis,
+                       inline_send=settings.inline_send, raw_send=settings.raw_send, gc_young_ms=settings.gc_young_ms)
+            hub = parts.hub
+            metrics.observe(hub.census, all_codecs)
             await hub.start()
             sweep = asyncio.create_task(sweeper.run(rooms, settings.sweep_interval_s), name="clock-sweeper")
-            state.settings, state.store, state.auth = settings, store, Auth(key)
-            state.rooms, state.hub, state.codecs = rooms, hub, all_codecs
+            state.store, state.auth, state.rooms, state.hub = store, Auth(key), rooms, hub
+            state.web = Web(html, Assets(), key) if web else None
             if settings.gc_young_ms > 0:  # short GC passes on a timer (server/gc_policy.py)
                 collector = GcPolicy(settings.gc_young_ms / 1000, settings.gc_full_s, metrics)
                 collector.start()
             yield
         finally:
-            logs.event(log, "shutdown", connections=sum(len(e.conns) for e in hub.entries.values()) if hub else 0)
+            logs.event(log, "shutdown", connections=sum(hub.census().connections.values()) if hub else 0)
             if collector is not None:
                 await collector.stop()
             if sweep is not None:
@@ -128,11 +134,13 @@ def create_app(
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=ops.exception_handlers,
                     middleware=[Middleware(BodyLimit, limit=settings.max_body_bytes)])
     app.state.settings = settings
-    app.state.guard = Guard(settings)  # per-IP limits of this process (server/guard.py)
+    app.state.guard = Guard(settings)  # per-IP limits of this process (server/edge/limits.py)
     app.state.codecs = all_codecs
     app.state.metrics = metrics
     app.add_middleware(ops.CloseObserver, metrics=metrics)  # sees every websocket close
-    app.add_middleware(ExposeRawSend)  # outermost: data frames skip the stack (server/fanout.py)
+    quiet_denials()  # a refused upgrade is not a server error (server/edge/admission.py)
+    if settings.raw_send:
+        app.add_middleware(ExposeRawSend)  # outermost: data frames skip the stack (server/edge/raw_send.py)
     return app
 
 

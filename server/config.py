@@ -81,10 +81,20 @@ class Settings:
     gc_full_s: float = 600.0
     """A full cyclic GC at the latest every this many seconds (sooner when the tracked objects
     grew by a quarter: server/gc_policy.py)."""
-    heartbeat_s: float = 0.0
-    """Browser edge heartbeat period (0 = off); the msgpack edge relies on websocket pings."""
+    heartbeat_s: float = 1.0
+    """Browser edge heartbeat period ("connection lost" notice, clocks); 0 = off. The msgpack
+    edge relies on websocket pings."""
     ws_deflate: bool = False
     """permessage-deflate on websockets: smaller frames, more CPU and latency per frame."""
+    lean_redis: bool = True
+    """Speed bypass: the move path's commands over the lean pipelined client (server/store/resp.py)
+    where it can serve the URL; off = redis-py everywhere."""
+    inline_send: bool = True
+    """Speed bypass: frames written inline by stepping the send coroutine (server/edge/outbox.py);
+    off = each send in a task."""
+    raw_send: bool = True
+    """Speed bypass: data frames straight to the server's ASGI send (server/edge/raw_send.py);
+    off = through Starlette's send and the middleware stack."""
     log_level: str = "info"
     finished_ttl_s: int = 30 * 86_400
     """Retention of a finished game's keys (state and move log), renewed by a rematch offer; 0 = forever."""
@@ -100,6 +110,9 @@ class Settings:
     def from_env(cls, env: dict[str, str] | None = None) -> "Settings":
         e = os.environ if env is None else env
         waitaof = e.get("MINEDUEL_WAITAOF")
+        # MINEDUEL_BYPASSES=off switches every speed bypass off at once (the plain paths: CI
+        # runs the server tests that way too); a bypass's own setting still wins
+        bypasses = _bool(e.get("MINEDUEL_BYPASSES"), True)
         return cls(
             host=e.get("HOST", "127.0.0.1"),
             port=int(e.get("PORT", "8000")),
@@ -122,10 +135,13 @@ class Settings:
             ws_ping_interval_s=float(e.get("MINEDUEL_WS_PING_INTERVAL_S", "20")),
             ws_ping_timeout_s=float(e.get("MINEDUEL_WS_PING_TIMEOUT_S", "20")),
             sweep_interval_s=float(e.get("MINEDUEL_SWEEP_INTERVAL_S", "0.1")),
-            gc_young_ms=float(e.get("MINEDUEL_GC_YOUNG_MS", "25")),
+            gc_young_ms=float(e.get("MINEDUEL_GC_YOUNG_MS", "25" if bypasses else "0")),
             gc_full_s=float(e.get("MINEDUEL_GC_FULL_S", "600")),
-            heartbeat_s=float(e.get("MINEDUEL_HEARTBEAT_S", "0")),
+            heartbeat_s=float(e.get("MINEDUEL_HEARTBEAT_S", "1")),
             ws_deflate=_bool(e.get("MINEDUEL_WS_DEFLATE"), False),
+            lean_redis=_bool(e.get("MINEDUEL_LEAN_REDIS"), bypasses),
+            inline_send=_bool(e.get("MINEDUEL_INLINE_SEND"), bypasses),
+            raw_send=_bool(e.get("MINEDUEL_RAW_SEND"), bypasses),
             log_level=e.get("LOG_LEVEL", "info"),
             finished_ttl_s=int(e.get("MINEDUEL_FINISHED_TTL_S", str(30 * 86_400))),
             idle_ttl_s=int(e.get("MINEDUEL_IDLE_TTL_S", str(7 * 86_400))),

@@ -59,10 +59,13 @@ def free_port() -> int:
 class EmbeddedRedis:
     """Start with :meth:`start` (or ``with``), stop with :meth:`stop`. ``url`` once started."""
 
-    def __init__(self, data_dir: Path, port: int | None = None, fsync: str = "always") -> None:
+    def __init__(self, data_dir: Path, port: int | None = None, fsync: str = "always",
+                 extra_args: tuple[str, ...] = ()) -> None:
         self.data_dir = Path(data_dir) / "valkey"
         self.port = port
         self.fsync = fsync
+        self.extra_args = extra_args
+        """More ``valkey-server`` options (tests: a unix socket, a password)."""
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -80,7 +83,7 @@ class EmbeddedRedis:
                     "--dir", str(self.data_dir.resolve()),
                     "--appendonly", "yes", "--appendfsync", self.fsync,
                     "--save", "", "--daemonize", "no", "--protected-mode", "yes",
-                    "--loglevel", "warning", "--logfile", "valkey.log",
+                    "--loglevel", "warning", "--logfile", "valkey.log", *self.extra_args,
                 ],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 start_new_session=True,  # Ctrl+C on the terminal must not kill it before we are done
@@ -95,7 +98,9 @@ class EmbeddedRedis:
 
     def _wait_ready(self, timeout_s: float) -> bool:
         deadline = time.monotonic() + timeout_s
-        client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=1)
+        password = self.extra_args[self.extra_args.index("--requirepass") + 1] if "--requirepass" in self.extra_args \
+            else None
+        client = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=1, password=password)
         try:
             while time.monotonic() < deadline:
                 if self.process is None or self.process.poll() is not None:

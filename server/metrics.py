@@ -2,9 +2,10 @@
 
 Each app gets its own registry (no module-level metrics): several apps in one test process,
 or a restarted app, never collide. Names follow Prometheus conventions; the help texts say
-what is counted. Counters and the histogram are updated where things happen (room service,
-hub, edges); the gauges that describe the hub's current state (connections, rooms, caches)
-are read from it when ``/metrics`` is scraped (:meth:`Metrics.render`), so they cannot drift.
+what is counted. Counters and the histograms are updated where things happen (room service,
+hub, edges); the gauges that describe the hub's current state (connections, rooms, caches,
+the pub/sub link) come from a custom collector that asks the hub for its census when
+``/metrics`` is scraped (:meth:`Metrics.observe`), so they cannot drift.
 
 Every label has a small fixed set of values: ``kind`` (player/spectator), ``codec``
 (msgpack/html), commit ``kind`` (create/join/move/rematch), Redis ``op``
@@ -14,9 +15,11 @@ Every label has a small fixed set of values: ``kind`` (player/spectator), ``code
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Protocol
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily, Metric
 
 GC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
@@ -34,11 +37,6 @@ class Metrics:
 
     def __init__(self) -> None:
         r = self.registry = CollectorRegistry()
-        self.connections = Gauge(
-            "mineduel_connections", "Open websocket connections by kind (player/spectator) and codec.",
-            ["kind", "codec"], registry=r,
-        )
-        self.rooms_live = Gauge("mineduel_rooms_live", "Rooms with at least one local connection.", registry=r)
         self.moves_committed = Counter(
             "mineduel_moves_committed", "Room changes committed by this process, by kind (create/join/move/rematch).",
             ["kind"], registry=r,
@@ -53,7 +51,6 @@ class Metrics:
         )
         self.redis_errors = Counter("mineduel_redis_errors", "Redis calls that failed, by operation.", ["op"],
                                     registry=r)
-        self.redis_up = Gauge("mineduel_redis_up", "1 while the pub/sub link to Redis is up, else 0.", registry=r)
         self.pubsub_reconnects = Counter("mineduel_pubsub_reconnects", "Pub/sub reconnections after a loss.",
                                          registry=r)
         self.slow_consumers = Counter(
@@ -67,33 +64,52 @@ class Metrics:
             "mineduel_unavailable_refusals", "Client actions refused because Redis was unreachable.", registry=r
         )
         self.frames = Counter("mineduel_frames_queued", "Frames queued on local connections by the hub.", registry=r)
-        self.hub_recent = Gauge("mineduel_hub_pending_local_commits",
-                                "Local commits waiting for their pub/sub echo (bounded cache).", registry=r)
         self.gc_pause = Histogram(
             "mineduel_gc_pause_seconds", "Cyclic garbage collection passes run by the GC policy, by generation "
             "(young/full); every pass stops the process.", ["generation"], buckets=GC_BUCKETS, registry=r,
         )
-        self.hub_cached_rooms = Gauge("mineduel_hub_cached_rooms", "Rooms whose latest state the hub caches.",
-                                      registry=r)
 
-    def render(self, hub: Any = None) -> bytes:
-        """The exposition text; first reads the hub's current state into the gauges."""
-        if hub is not None:
-            self.observe_hub(hub)
+    def observe(self, census: "Callable[[], HubCensus]", codecs: Iterable[str]) -> None:
+        """Read the hub's state through ``census`` at every scrape (a custom collector)."""
+        self.registry.register(_HubCollector(census, tuple(codecs)))
+
+    def render(self) -> bytes:
+        """The exposition text."""
         return generate_latest(self.registry)
 
-    def observe_hub(self, hub: Any) -> None:
-        counts: dict[tuple[str, str], int] = {}
-        cached = 0
-        for entry in list(hub.entries.values()):
-            cached += entry.room is not None
-            for conn in list(entry.conns):
-                key = ("spectator" if conn.viewer == 2 else "player", conn.codec)
-                counts[key] = counts.get(key, 0) + 1
+
+class HubCensus(Protocol):
+    """What the hub reports (``server.store.hub.Census``)."""
+
+    connections: dict[tuple[str, str], int]
+    rooms: int
+    cached_rooms: int
+    pending_commits: int
+    linked: bool
+
+
+class _HubCollector:
+    def __init__(self, census: "Callable[[], HubCensus]", codecs: tuple[str, ...]) -> None:
+        self.census = census
+        self.codecs = codecs
+
+    def describe(self) -> list[Metric]:
+        return []  # the families are only known at collection; nothing to check at registration
+
+    def collect(self) -> Iterator[Metric]:
+        now = self.census()
+        connections = GaugeMetricFamily("mineduel_connections",
+                                        "Open websocket connections by kind (player/spectator) and codec.",
+                                        labels=["kind", "codec"])
         for kind in ("player", "spectator"):
-            for codec in hub.codecs:
-                self.connections.labels(kind, codec).set(counts.get((kind, codec), 0))
-        self.rooms_live.set(len(hub.entries))
-        self.hub_cached_rooms.set(cached)
-        self.hub_recent.set(len(hub._recent))
-        self.redis_up.set(1 if hub.connected else 0)
+            for codec in self.codecs:
+                connections.add_metric([kind, codec], now.connections.get((kind, codec), 0))
+        yield connections
+        yield GaugeMetricFamily("mineduel_rooms_live", "Rooms with at least one local connection.", value=now.rooms)
+        yield GaugeMetricFamily("mineduel_hub_cached_rooms", "Rooms whose latest state the hub caches.",
+                                value=now.cached_rooms)
+        yield GaugeMetricFamily("mineduel_hub_pending_local_commits",
+                                "Local commits waiting for their pub/sub echo (bounded cache).",
+                                value=now.pending_commits)
+        yield GaugeMetricFamily("mineduel_redis_up", "1 while the pub/sub link to Redis is up, else 0.",
+                                value=1 if now.linked else 0)

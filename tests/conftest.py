@@ -7,10 +7,13 @@
   ``LiveServer`` has ``url``, ``port``, ``proc``, ``log_path``, ``kill()`` (SIGKILL), ``stop()``.
 - ``live_server`` (session): one shared server with the test hooks on.
 - ``api`` (function): a :class:`server.client.Api` on ``live_server``.
+- :func:`app_settings` for in-process apps: the environment's settings (so a run with
+  ``MINEDUEL_BYPASSES=off`` tests the plain paths in-process too) with the test's overrides.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -23,9 +26,17 @@ from pathlib import Path
 import httpx
 import pytest
 
+from server.config import Settings
 from server.embedded_redis import EmbeddedRedis, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def app_settings(**overrides: object) -> Settings:
+    """Settings for an app or store made in the test process: the environment's (the speed
+    bypasses on or off, as the run asks) with ``overrides``."""
+    return dataclasses.replace(Settings.from_env({k: v for k, v in os.environ.items() if k.startswith("MINEDUEL_")}),
+                               **overrides)
 
 
 @pytest.fixture(scope="session")
@@ -40,6 +51,17 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedR
 @pytest.fixture(scope="session")
 def redis_url(redis_server: EmbeddedRedis) -> str:
     return redis_server.url
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[EmbeddedRedis]:
+    """A Valkey of the test's own, for tests that pause, kill or restart it (the shared one
+    serves every other test's rooms meanwhile)."""
+    server = EmbeddedRedis(tmp_path / "own-valkey").start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @dataclass
@@ -134,3 +156,17 @@ async def api(live_server: LiveServer):
 
     async with Api(live_server.url) as client:
         yield client
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ANN001 - pytest's hook
+    """Name the volume tests in the summary, with their outcome and time: they run in CI on
+    purpose, and a reader of the log should see that they did."""
+    lines = []
+    for outcome in ("passed", "failed", "error", "skipped"):
+        for report in terminalreporter.stats.get(outcome, []):
+            if getattr(report, "when", "call") == "call" and "volume" in getattr(report, "keywords", {}):
+                lines.append(f"{outcome.upper()} {report.nodeid} ({report.duration:.0f} s)")
+    if lines:
+        terminalreporter.section("volume tests")
+        for line in lines:
+            terminalreporter.write_line(line)

@@ -1,7 +1,8 @@
 """Random duels pushed through the real codecs exactly as the hub does, with every frame inspected.
 
-:func:`play` builds successive :class:`server.room.Room` values the way the room service does
-(a waiting room, the join, then one new Room per committed move on a cloned duel) and, for
+:func:`play` builds successive :class:`server.core.room.Room` values with the room core, as the
+room service does (a waiting room, the join, then one commit per move, decided by
+:func:`server.core.decide.decide`) and, for
 each new version and each viewer class (seat 0, seat 1, spectators), asks both codecs for the
 frame the hub would send — ``update(old, new, viewer, events)`` to connections that had the
 previous version, ``snapshot(new, viewer)`` to (re)connecting ones — plus the browser's
@@ -22,9 +23,10 @@ from engine import SPECTATOR, Duel, Explore, Mark, Resign, Timeout
 from engine.bots import choose_move
 from engine.clock import Clock
 from engine.rules import Verdict
-from server.codec_msgpack import MsgpackCodec
-from server.html_render import HtmlCodec
-from server.room import Player, Room, clone_duel
+from server.core.decide import ClaimTimeout, Commit, Join, Play, decide, open_room
+from server.core.room import Player, Room
+from server.edge.codec_msgpack import MsgpackCodec
+from server.web.html_codec import HtmlCodec
 
 from .leaks import Inspector, Truth, expect
 
@@ -68,11 +70,11 @@ class Style:
 
 
 def pick_move(rng: random.Random, room: Room, style: Style):
-    duel = room.duel
+    duel = room.game
     seat = duel.to_move
     if rng.random() < style.resign:
         return rng.randrange(2), Resign()
-    if rng.random() < style.timeout:
+    if room.clock is not None and rng.random() < style.timeout:
         return seat, Timeout()
     if rng.random() < style.bot:
         return seat, choose_move(room.view(seat), rng)
@@ -115,7 +117,7 @@ def render_all(codecs: Codecs, inspector: Inspector, old: Room | None, new: Room
                 inspector.html(codecs.html.snapshot(new, viewer), viewer, truth)
         if viewer != SPECTATOR and not truth.over and rng.random() < 0.1:
             # the browser's own selection frames: a few cells redrawn, one selected
-            cells = [rng.choice(new.duel.geo.cells) for _ in range(3)]
+            cells = [rng.choice(new.game.geo.cells) for _ in range(3)]
             selected = (cells[0], rng.choice(["explore", "mark"]))
             inspector.html(codecs.html.selection(new, viewer, cells, selected, focus=cells[0]), viewer, truth)
     inspector.msgpack(codecs.msgpack.presence(new, rng.randrange(5)), SPECTATOR, truth)
@@ -128,13 +130,14 @@ def play(seed: int, codecs: Codecs, inspector: Inspector, stats: Counter[str]) -
     ruleset = rng.choice(["brettspielnetz", "coan"])
     clock = Clock.new(300_000, 2_000) if rng.random() < 0.3 else None
     duel = Duel.new(rng, ruleset, first=0)
-    waiting = Room(f"r{seed}", 1, duel, (ANNA, None), clock, 0)
+    now = 0
+    waiting = open_room(f"r{seed}", duel, (ANNA, None), clock, now).room
     render_all(codecs, inspector, None, waiting, [], Truth.of(duel, 1), rng, style)
-    room = waiting.evolve(version=2, players=(ANNA, BEN))  # the join, as rooms.join commits it
+    room = commit(decide(waiting, BEN, Join(), None, now))
     render_all(codecs, inspector, waiting, room, [], Truth.of(duel, 2), rng, style)
     probe = rng.randrange(1, 60)
     for n in range(MAX_MOVES):
-        if room.duel.outcome is not None:
+        if room.game.outcome is not None:
             break
         if n == probe:
             try:
@@ -144,19 +147,30 @@ def play(seed: int, codecs: Codecs, inspector: Inspector, stats: Counter[str]) -
             else:
                 raise AssertionError("a replay of an unfinished game was rendered")
         seat, move = pick_move(rng, room, style)
-        mover_marks = set(room.duel.wrong_marks[seat])
-        after = clone_duel(room.duel)
-        events = after.apply(seat, move)
-        new = room.evolve(version=room.version + 1, duel=after)
+        mover_marks = set(room.game.wrong_marks[seat])
+        now += rng.randrange(0, 3000)
+        if isinstance(move, Timeout):  # the flag falls: any process's sweeper claims it
+            now = room.deadline_ms() or now
+            decision = decide(room, None, ClaimTimeout(), None, now)
+        else:
+            decision = decide(room, room.players[seat], Play(move), room.version, now)
+        new = commit(decision)
+        after, events = new.game, decision.events
         stats["moves"] += 1
         stats[type(move).__name__.lower()] += 1
-        if after.lines and len(after.lines) > len(room.duel.lines) and after.lines[-1].verdict is Verdict.BLUBB:
+        if after.lines and len(after.lines) > len(room.game.lines) and after.lines[-1].verdict is Verdict.BLUBB:
             stats["wrong_marks"] += 1
             if after.lines[-1].cell in mover_marks:
                 stats["re_marks"] += 1
         render_all(codecs, inspector, room, new, events, Truth.of(after, new.version), rng, style)
         room = new
-    expect(room.duel.outcome is not None, "the game did not end within the bound")
+    expect(room.game.outcome is not None, "the game did not end within the bound")
     stats["games"] += 1
-    stats[f"ended_{room.duel.outcome.termination}"] += 1
+    stats[f"ended_{room.game.outcome.termination}"] += 1
     stats["bot_games" if style.bot == 1.0 else "mixed_games" if style.bot else "random_games"] += 1
+
+
+def commit(decision) -> Room:  # noqa: ANN001 - a Decision
+    """The room a decision commits (every move here is legal: a refusal is a test bug)."""
+    expect(isinstance(decision, Commit), f"refused: {decision!r}")
+    return decision.room

@@ -7,8 +7,10 @@ out-of-order frames and random HTTP requests (methods, paths, queries, headers, 
 input must get a clear answer — an error frame (msgpack), a notice or selection fragment
 (browser), a 1008/1009 close (oversized), or a non-5xx HTTP answer — never a stack trace, file
 path or exception repr, and no frame may leak a secret. The last test checks that no room
-changed (stored state and move log byte for byte), the process still answers ``/healthz``,
-logged no traceback, and the played room still plays to its end.
+changed (stored state and move log byte for byte), the process still answers ``/healthz``
+and logged no traceback: after every test (:func:`nothing_changed`), and once more when the
+module's arena closes, which then plays the played room to its end (whatever order the tests
+ran in).
 
 Inputs that are legitimately state-changing for the socket they would go to (a legal move of
 the player to move at the current version, a seated player's resignation) are replaced by a
@@ -35,8 +37,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from engine import SPECTATOR, Duel, Explore, Mark, Resign
-from server import wire, wire_html
-from server.store import log_key, state_key
+from server.edge import wire
+from server.store.keys import log_key, state_key
 
 from .leaks import Inspector, Truth
 from .test_secrets_codecs import write_figures
@@ -162,9 +164,44 @@ def arena(make_server, redis_url) -> Arena:
     yield arena
     arena.http.close()
     for sock in socks:
-        hang_up(arena, sock)
+        hang_up(arena, sock)  # everything they were sent is inspected; the game moves on now
     FIGURES.update(arena.inspector.counts)
     write_figures("fuzz", dict(FIGURES))
+    assert_untouched(arena)
+    play_to_the_end(arena)
+
+
+@pytest.fixture(autouse=True)
+def nothing_changed(arena):
+    """After each test: no room changed, the process serves, its log holds no traceback."""
+    yield
+    assert_untouched(arena)
+
+
+def assert_untouched(arena: Arena) -> None:
+    assert stored_state(arena.redis_url, arena.ids) == arena.stored  # state, version and move log
+    assert httpx.get(arena.base + "/healthz").status_code == 200
+    assert arena.server.proc.poll() is None
+    log = arena.server.log()
+    assert "Traceback" not in log and "Exception" not in log, log[-2000:]
+
+
+def play_to_the_end(arena: Arena) -> None:
+    """The played room plays on to its end: the process and the room are fine."""
+    duel, rng = arena.duel, random.Random(1)
+    tokens = {0: arena.tokens["anna"], 1: arena.tokens["ben"]}
+    deadline = time.monotonic() + 60  # a bound on the loop, not an expectation
+    while duel.outcome is None and time.monotonic() < deadline:
+        seat = duel.to_move
+        cell = rng.choice(sorted(duel.hidden_mines)) if rng.random() < 0.6 else rng.choice(
+            [c for c in duel.geo.cells if duel.is_hidden(c)])
+        move = Mark(cell) if cell in duel.setup.mines else Explore(cell)
+        play_ws(arena.base, arena.ids["playing"], tokens[seat],
+                {"t": "move", "action": "mark" if isinstance(move, Mark) else "explore", "cell": list(cell)})
+        duel.apply(seat, move)
+    assert duel.outcome is not None
+    r = httpx.get(f"{arena.base}/api/v1/games/{arena.ids['playing']}/record")
+    assert r.status_code == 200 and r.json()["salt"] == duel.setup.salt
 
 
 # ---------------------------------------------------------------------- strategies
@@ -223,18 +260,20 @@ def browser_frames(draw) -> bytes | str:
 
 
 def changes_room(arena: Arena, sock: Sock, frame: bytes | str) -> bool:
-    """Would this frame legitimately change the room (a legal move or a resignation)?"""
+    """Would this frame legitimately change the room (a legal move or a resignation at the
+    current version, or a resignation without one)?"""
     if sock.room != "playing" or sock.viewer == SPECTATOR:
         return False
     mover = sock.viewer == arena.to_move
     v = arena.versions["playing"]
     if sock.kind == "msgpack":
         msg = wire.parse_msgpack(frame)
-        return isinstance(msg, wire.ResignMessage) or (isinstance(msg, wire.MoveMessage) and mover and msg.v == v)
-    msg = wire_html.parse(frame)
-    if isinstance(msg, wire_html.Command):
-        return msg.name == "resign-yes" or (msg.name == "confirm" and mover and msg.v == v)
-    if isinstance(msg, wire_html.CellClick):
+        return (isinstance(msg, wire.ResignMessage) and msg.v in (None, v)) or (
+            isinstance(msg, wire.MoveMessage) and mover and msg.v == v)
+    msg = wire.parse_browser(frame)
+    if isinstance(msg, wire.Command):
+        return msg.name == "resign-yes" and msg.v == v or (msg.name == "confirm" and mover and msg.v == v)
+    if isinstance(msg, wire.CellClick):
         return mover and msg.mode in ("explore", "mark") and msg.v == v
     return False
 
@@ -474,31 +513,3 @@ def test_api_bodies_corpus(arena):
                 assert_no_trace(r.content, (path, body[:60]))
                 if r.status_code >= 400:
                     assert set(r.json()) == {"error"} and r.json()["error"]["code"], (path, body[:60], r.text)
-
-
-# ---------------------------------------------------------------------- afterwards
-
-
-def test_after_the_fuzz_nothing_changed_and_the_game_still_plays(arena):
-    assert stored_state(arena.redis_url, arena.ids) == arena.stored  # state, version and move log
-    assert httpx.get(arena.base + "/healthz").status_code == 200
-    assert arena.server.proc.poll() is None
-    log = arena.server.log()
-    assert "Traceback" not in log and "Exception" not in log, log[-2000:]
-    for sock in arena.socks:
-        hang_up(arena, sock)  # everything they were sent is inspected; the game moves on now
-    # the played room plays on to its end (the process and the room are fine)
-    duel, rng = arena.duel, random.Random(1)
-    tokens = {0: arena.tokens["anna"], 1: arena.tokens["ben"]}
-    deadline = time.monotonic() + 60  # a bound on the loop, not an expectation
-    while duel.outcome is None and time.monotonic() < deadline:
-        seat = duel.to_move
-        cell = rng.choice(sorted(duel.hidden_mines)) if rng.random() < 0.6 else rng.choice(
-            [c for c in duel.geo.cells if duel.is_hidden(c)])
-        move = Mark(cell) if cell in duel.setup.mines else Explore(cell)
-        play_ws(arena.base, arena.ids["playing"], tokens[seat],
-                {"t": "move", "action": "mark" if isinstance(move, Mark) else "explore", "cell": list(cell)})
-        duel.apply(seat, move)
-    assert duel.outcome is not None
-    r = httpx.get(f"{arena.base}/api/v1/games/{arena.ids['playing']}/record")
-    assert r.status_code == 200 and r.json()["salt"] == duel.setup.salt

@@ -25,7 +25,7 @@ from markupsafe import escape
 from websockets.asyncio.client import connect
 
 from engine import Duel, Explore, Mark
-from server.auth import MAX_NAME, BadName, validate_name
+from server.edge.auth import MAX_NAME, BadName, validate_name
 
 from .test_secrets_codecs import write_figures
 from .util import COOKIE, form_guest, ws_base

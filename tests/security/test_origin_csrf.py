@@ -183,12 +183,12 @@ def test_guest_cookie_is_secure_behind_a_trusted_tls_proxy(make_server):
 
 def test_guest_cookie_is_secure_over_https(redis_url):
     from server.app import create_app
-    from server.config import Settings
+    from tests.conftest import app_settings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from starlette.testclient import TestClient
-    app = create_app(Settings(redis_url=redis_url, secret_key="tls-test"))
+    app = create_app(app_settings(redis_url=redis_url, secret_key="tls-test"))
     with TestClient(app, base_url="https://mineduel.test", follow_redirects=False) as client:
         r = client.post("/guest", data={"name": "Anna"}, headers={"origin": "https://mineduel.test"})
     assert r.status_code == 303

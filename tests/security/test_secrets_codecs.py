@@ -64,6 +64,7 @@ def _run_chunk(seeds: range) -> dict[str, int]:
     return dict(stats)
 
 
+@pytest.mark.volume
 @pytest.mark.timeout(1800)  # ~90 s on an idle 2-core machine; a loaded one must not fail it
 def test_thousands_of_games_through_both_codecs_on_both_cores():
     chunks = [range(start, min(start + CHUNK, VOLUME_GAMES)) for start in range(0, VOLUME_GAMES, CHUNK)]

@@ -26,7 +26,7 @@ from websockets.exceptions import ConnectionClosed
 
 from engine import SPECTATOR, Duel, Move
 from server.client import GameSocket
-from server.store import log_key
+from server.store.keys import log_key
 
 from .helpers import assert_view, pick_move, referee, wire_move
 

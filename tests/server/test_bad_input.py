@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import httpx
 import msgpack
@@ -10,7 +11,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from engine import SPECTATOR
-from server.client import ApiError, GameSocket
+from server.client import Api, ApiError, GameSocket
 
 from .helpers import referee, seated_game, three_sockets
 
@@ -157,8 +158,6 @@ async def test_http_errors(api, live_server):
 
 
 async def test_seed_is_refused_when_test_hooks_are_off(start_server):
-    from server.client import Api
-
     server = start_server(MINEDUEL_TEST_HOOKS="0")
     async with Api(server.url) as api:
         anna = await api.guest("Anna")
@@ -172,3 +171,88 @@ async def test_seed_is_refused_when_test_hooks_are_off(start_server):
 def test_healthz(live_server):
     r = httpx.get(live_server.url + "/healthz")
     assert r.status_code == 200 and r.json()["redis"] is True
+
+
+# ---------------------------------------------------------------------- found from outside
+
+
+async def test_a_seat_must_be_an_integer_not_a_float_or_a_boolean(api, live_server):
+    anna = await api.guest("Anna")
+    for seat in (0.0, 1.0, True, False, "0", [0]):
+        r = httpx.post(live_server.url + "/api/v1/games", json={"seat": seat},
+                       headers={"Authorization": f"Bearer {anna.token}"})
+        assert (r.status_code, r.json()["error"]["code"]) == (400, "bad_field"), seat
+
+
+async def test_versions_and_cells_of_the_wrong_type_are_never_played(api, game):
+    game_id, socks = game
+    v = socks[0].v
+    cell = a_safe_cell()
+    for frame in ({"t": "move", "v": str(v), "action": "explore", "cell": list(cell)},
+                  {"t": "move", "v": float(v), "action": "explore", "cell": list(cell)},
+                  {"t": "move", "v": v, "action": "explore", "cell": [str(cell[0]), str(cell[1])]},
+                  {"t": "move", "v": v, "action": "explore", "cell": f"{cell[0]}-{cell[1]}"}):
+        await socks[0].ws.send(msgpack.packb(frame))
+        err = await next_error(socks[0])
+        assert (err["code"], err["v"]) == ("bad_field", v), frame
+    assert (await api.game(game_id))["v"] == v  # nothing was played
+
+
+async def test_a_resignation_checks_its_version_and_refuses_garbage(api, game, live_server):
+    game_id, socks = game
+    v = socks[0].v
+    for bad in ("4", float("nan"), -1, 2**64 - 1, True, [v]):
+        await socks[1].ws.send(msgpack.packb({"t": "resign", "v": bad}))
+        assert (await next_error(socks[1]))["code"] == "bad_field", bad
+    for stale in (v - 1, v + 1):
+        await socks[1].ws.send(msgpack.packb({"t": "resign", "v": stale}))
+        assert (await next_error(socks[1]))["code"] == "stale", stale
+        await socks[1].until(lambda f: f["t"] == "snapshot")
+    ben = socks[1]
+    token = ben.ws.request.headers["Authorization"].split()[1]
+    r = httpx.post(f"{live_server.url}/api/v1/games/{game_id}/resign", json={"v": "x"},
+                   headers={"Authorization": f"Bearer {token}"})
+    assert (r.status_code, r.json()["error"]["code"]) == (400, "bad_field")
+    assert (await api.game(game_id))["room"]["status"] == "playing"
+    await socks[1].ws.send(msgpack.packb({"t": "resign", "v": v}))
+    await socks[0].until(lambda f: f["t"] == "update" and f["room"]["status"] == "over")
+
+
+async def test_a_foreign_origin_is_refused_without_an_error_in_the_log(start_server):
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import InvalidStatus
+
+    server = start_server(LOG_LEVEL="info")
+    async with Api(server.url) as api:
+        game_id, _anna, _ben = await seated_game(api, 3)
+    ws = server.url.replace("http://", "ws://")
+    for path in (f"/api/v1/games/{game_id}/ws", f"/g/{game_id}/ws"):
+        with pytest.raises(InvalidStatus) as refused:
+            async with connect(ws + path, origin="http://evil.example"):
+                pass
+        assert refused.value.response.status_code == 403
+    async with connect(ws + f"/api/v1/games/{game_id}/ws") as accepted:  # a program: no Origin
+        await accepted.recv()
+    text = server.log()
+    assert text.count('" 403') == 2 and "ERROR" not in text and "without completing handshake" not in text
+
+
+async def test_a_heartbeat_period_of_zero_means_no_heartbeat(start_server):
+    from websockets.asyncio.client import connect
+
+    quiet, beating = start_server(MINEDUEL_HEARTBEAT_S="0"), start_server(MINEDUEL_HEARTBEAT_S="0.2")
+    for server, heartbeats in ((beating, True), (quiet, False)):
+        async with Api(server.url) as api:
+            game_id, _anna, _ben = await seated_game(api, 3)
+        ws = server.url.replace("http://", "ws://")
+        async with connect(f"{ws}/g/{game_id}/ws", origin=server.url) as page:
+            assert (await asyncio.wait_for(page.recv(), 10)).startswith("<!--snapshot-->")
+            seen = []
+            with pytest.raises(TimeoutError) if not heartbeats else contextlib.nullcontext():
+                async with asyncio.timeout(3):  # a bound: with the heartbeat on, one comes in 0.2 s
+                    while True:
+                        frame = await page.recv()
+                        if 'id="hb"' in frame:
+                            seen.append(frame)
+                            break
+            assert bool(seen) is heartbeats

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import redis
 
-from server.client import GameSocket
+from server.client import Api, GameSocket
 
 from .helpers import seated_game
 
@@ -52,10 +52,15 @@ async def test_spectator_count_is_pushed(api, live_server):
         await a.until(lambda f: f["t"] == "presence" and f["spectators"] == 0)
 
 
-async def test_pubsub_reconnect_resyncs_every_local_connection(api, live_server, redis_url):
-    game_id, anna, ben = await seated_game(api, 9)
-    socks = [await GameSocket.connect(live_server.url, game_id, anna.token),
-             await GameSocket.connect(live_server.url, game_id)]
+async def test_pubsub_reconnect_resyncs_every_local_connection(start_server, own_redis):
+    """On a Valkey of its own: killing every pub/sub client of the shared one would cut every
+    other test's server too."""
+    server = start_server(REDIS_URL=own_redis.url)
+    redis_url = own_redis.url
+    async with Api(server.url) as api:
+        game_id, anna, ben = await seated_game(api, 9)
+    socks = [await GameSocket.connect(server.url, game_id, anna.token),
+             await GameSocket.connect(server.url, game_id)]
     try:
         for s in socks:
             await s.until(lambda f: f["t"] == "snapshot")

@@ -11,7 +11,7 @@ import redis
 
 from engine import SPECTATOR, Explore
 from server.client import Api, GameSocket
-from server.store import log_key
+from server.store.keys import log_key
 
 from .helpers import assert_view, pick_move, referee, seated_game, three_sockets, wire_move
 from .test_game import play_out

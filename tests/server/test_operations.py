@@ -1,10 +1,10 @@
 """Operations: /metrics counts what happens, logs are one key=value line per event without
-secrets, and SIGTERM is a graceful shutdown (1012, exit status 0, the game goes on elsewhere)."""
+secrets, and SIGTERM is a graceful shutdown (1012, exit status 0, the game goes on elsewhere).
+(Conflicts and slow consumers are counted in tests/server/store/test_hub.py.)"""
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import random
 import shlex
 import signal
@@ -18,13 +18,6 @@ from websockets.exceptions import ConnectionClosed
 
 from engine import SPECTATOR
 from server.client import Api, GameSocket, ws_url
-from server.codec_msgpack import MsgpackCodec
-from server.fanout import Outbox
-from server.hub import Hub
-from server.metrics import Metrics
-from server.room import Player
-from server.rooms import Rooms, StaleVersion
-from server.store import Store
 
 from .helpers import assert_view, pick_move, referee, seated_game, three_sockets, wire_move
 from .test_game import play_out
@@ -112,63 +105,6 @@ async def test_metrics_count_connections_commits_latency_and_closes(start_server
         and value(m, "mineduel_connections", kind="player", codec="msgpack") == 0))
 
 
-async def test_commit_conflicts_and_slow_consumers_are_counted(redis_url, caplog):
-    """In-process on the real Redis: a room service whose cached room is behind loses the
-    compare-and-set (a conflict); a connection whose peer stopped reading overflows its
-    bounded queue and is dropped with 1013 (a slow consumer)."""
-    metrics = Metrics()
-    store = Store(redis_url)
-    rooms = Rooms(store, metrics=metrics)
-    other = Rooms(store)  # another process, in effect
-    hub = Hub(store, rooms, {"msgpack": MsgpackCodec()}, metrics=metrics)
-    await hub.start()
-    stuck = asyncio.Event()
-
-    async def never_sent(_frame) -> None:  # a peer that stopped reading: the send never completes
-        await stuck.wait()
-
-    async def close(_code: int, _reason: str) -> None:
-        pass
-
-    box = Outbox(SPECTATOR, "msgpack", None, never_sent, close, maxsize=2)
-    writer = asyncio.create_task(box.run())
-    try:
-        anna, ben = Player("gA", "Anna"), Player("gB", "Ben")
-        room = await rooms.create(anna, seat=0, seed=3, opponent=ben)
-        duel, rng = referee(3), random.Random(3)
-
-        move = pick_move(duel, rng)
-        await other.play(room.id, 0, move, room.version)  # committed elsewhere: v+1
-        rooms.cached = lambda _id: room  # our cache still holds v
-        with pytest.raises(StaleVersion):
-            await rooms.play(room.id, 0, pick_move(duel, rng), room.version)
-        assert metrics.commit_conflicts._value.get() == 1
-
-        caplog.set_level(logging.INFO, logger="mineduel")
-        await hub.attach(room.id, box)  # snapshot + presence: the queue is full
-        duel.apply(0, move)
-        for _ in range(3):
-            seat = duel.to_move
-            m = pick_move(duel, rng)
-            await other.play(room.id, seat, m, None)
-            duel.apply(seat, m)
-            if box.closed:
-                break
-        for _ in range(POLLS):
-            if metrics.slow_consumers._value.get() == 1:
-                break
-            await asyncio.sleep(0.05)
-        assert metrics.slow_consumers._value.get() == 1 and box.close_code == 1013
-        lines = [r.getMessage() for r in caplog.records if "event=slow_consumer_dropped" in r.getMessage()]
-        assert len(lines) == 1 and f"room={room.id}" in lines[0]
-    finally:
-        stuck.set()
-        writer.cancel()
-        await hub.detach(room.id, box)
-        await hub.stop()
-        await store.close()
-
-
 async def test_logs_are_one_line_per_event_and_never_hold_a_secret(start_server):
     server = start_server(LOG_LEVEL="info")
     seed = 17
@@ -254,34 +190,3 @@ async def test_sigterm_closes_sockets_with_1012_and_exits_0_while_the_game_goes_
     finally:
         for sock in socks.values():
             await sock.close()
-
-
-async def test_room_keys_expire_after_the_game_and_when_abandoned(redis_url):
-    """Retention: every commit renews the expiry of the room's state and log — the idle TTL
-    while the game is unfinished, the finished TTL once it is over — so Redis does not keep
-    every game ever played."""
-    import redis.asyncio as aioredis
-
-    from server.store import log_key, state_key
-
-    store = Store(redis_url)
-    rooms = Rooms(store, finished_ttl_s=1, idle_ttl_s=3600)
-    r = aioredis.Redis.from_url(redis_url)
-    try:
-        anna, ben = Player("gA", "Anna"), Player("gB", "Ben")
-        room = await rooms.create(anna, seat=0, seed=5, opponent=ben)
-        keys = (state_key(room.id), log_key(room.id))
-        for key in keys:
-            assert 60 < await r.ttl(key) <= 3600  # the idle TTL: abandoned now, it would go in an hour
-        await rooms.resign(room.id, 1)
-        for _ in range(POLLS):  # over: gone after a second
-            if not await r.exists(*keys):
-                break
-            await asyncio.sleep(0.05)
-        assert not await r.exists(*keys)
-        forever = Rooms(store, finished_ttl_s=0, idle_ttl_s=0)
-        kept = await forever.create(anna, seat=0, seed=5, opponent=ben)
-        assert await r.ttl(state_key(kept.id)) == -1  # 0 = keep forever
-    finally:
-        await r.aclose()
-        await store.close()

@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from engine import Duel, Explore, Mark, cell_name
 from engine.events import ALL_MINES
-from server.html_render import score_text
+from server.web.view_model import score_text
 from tests.conftest import LiveServer
 
 from .conftest import Person, relaunch
@@ -142,11 +142,11 @@ def test_full_game_two_players_and_a_spectator(browser, web_server: LiveServer, 
                 person.wait_move(number)
 
             if number == 2:  # Ben's wrong mark: his secret alone
-                line_ben = ben.text(f"#move-2")
+                line_ben = ben.text("#move-2")
                 assert line_ben == expected_line(final, 2, names, 1)
                 assert f"mark {cell_name(wrong_cell)} Blubb!" in line_ben
                 for person in (anna, watcher):
-                    assert person.text("#move-2") == f"2. Ben mark ? Blubb! \u22123"
+                    assert person.text("#move-2") == "2. Ben mark ? Blubb! \u22123"
                     expect(person.page.locator(f"#{wrong_id}")).to_have_class("cell hidden")
                 expect(ben.page.locator(f"#{wrong_id}")).to_have_class(re.compile(r"\bwrong-own\b"))
                 assert "your wrong mark" in ben.page.get_attribute(f"#{wrong_id}", "aria-label")

@@ -16,8 +16,8 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from server.app import create_app
-from server.config import Settings
-from server.csp import CSP
+from tests.conftest import app_settings
+from server.edge.csp import CSP
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "http://testserver"
@@ -25,7 +25,7 @@ BASE = "http://testserver"
 
 @pytest.fixture(scope="module")
 def client(redis_url: str) -> Iterator[TestClient]:
-    settings = Settings(redis_url=redis_url, secret_key="pages-test", test_hooks=True)
+    settings = app_settings(redis_url=redis_url, secret_key="pages-test", test_hooks=True)
     with TestClient(create_app(settings), base_url=BASE, follow_redirects=False) as test_client:
         yield test_client
 
@@ -140,7 +140,7 @@ def test_create_join_and_the_room_page(client: TestClient) -> None:
 
 
 def test_seed_is_a_test_hook_only(redis_url: str) -> None:
-    settings = Settings(redis_url=redis_url, secret_key="pages-test", test_hooks=False)
+    settings = app_settings(redis_url=redis_url, secret_key="pages-test", test_hooks=False)
     with TestClient(create_app(settings), base_url=BASE, follow_redirects=False) as plain:
         jar = named(plain, "Anna")
         first = as_(plain, jar).post("/games", data={"seat": "0", "seed": "7"}, headers={"origin": BASE})

@@ -1,4 +1,4 @@
-"""The "html" codec and the browser wire, without a server: pure functions on engine games."""
+"""The "html" codec and the view model, without a server: pure functions on engine games."""
 
 from __future__ import annotations
 
@@ -7,24 +7,12 @@ import random
 import re
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from engine import SPECTATOR, Duel, Explore, Mark, MoveLine, Resign
 from engine.clock import Clock
 from engine.rules import Action, Verdict
-from server import wire_html
-from server.html_render import (
-    SNAPSHOT_MARK,
-    HtmlCodec,
-    cell_look,
-    clock_text,
-    move_text,
-    points_text,
-    replay_view,
-    score_text,
-)
-from server.room import Player, Room
+from server.core.room import Player, Room
+from server.web.html_codec import SNAPSHOT_MARK, HtmlCodec
+from server.web.view_model import cell_look, clock_text, move_text, points_text, score_text
 
 ANNA, BEN = Player("ga", "Anna"), Player("gb", "Ben")
 
@@ -40,9 +28,9 @@ def new_room(seed: int = 5, players=(ANNA, BEN), clock: Clock | None = None) -> 
 
 def after(room: Room, seat: int, move) -> tuple[Room, list]:
     """The room after ``move`` (a new Room, as the room service builds them)."""
-    duel = Duel.from_snapshot(room.duel.snapshot())
-    events = duel.apply(seat, move)
-    return room.evolve(version=room.version + 1, duel=duel), events
+    game = room.game.copy()
+    events = game.apply(seat, move)
+    return room.evolve(version=room.version + 1, game=game), events
 
 
 def safe_far_cell(duel: Duel) -> tuple[int, int]:
@@ -93,13 +81,13 @@ def test_cell_labels_and_classes() -> None:
 
 def test_claimed_mines_name_their_player() -> None:
     room = new_room()
-    mine = sorted(room.duel.setup.mines)[0]
+    mine = sorted(room.game.setup.mines)[0]
     room, _ = after(room, 0, Mark(mine))
     look = cell_look(room.view(SPECTATOR), *mine, ("Anna", "Ben"), playable=False)
     assert look.label.startswith(f"{'abcdefghijk'[mine[1]]}{mine[0] + 1}, mine marked by Anna")
     assert {"mine", "marked", "p0", "last"} <= set(look.css.split()) and look.badge == "A"
-    room, _ = after(room, 1, Explore(sorted(room.duel.setup.mines)[1]))
-    hit = cell_look(room.view(0), *sorted(room.duel.setup.mines)[1], ("Anna", "Ben"), playable=True)
+    room, _ = after(room, 1, Explore(sorted(room.game.setup.mines)[1]))
+    hit = cell_look(room.view(0), *sorted(room.game.setup.mines)[1], ("Anna", "Ben"), playable=True)
     assert "hit" in hit.css and "p1" in hit.css and "mine hit by Ben" in hit.label
 
 
@@ -134,13 +122,13 @@ def test_update_sends_only_what_changed(codec: HtmlCodec) -> None:
 def test_a_wrong_mark_reaches_only_its_author(codec: HtmlCodec) -> None:
     room = new_room()
     room, _ = after(room, 0, Explore((4, 4)))
-    wrong = safe_far_cell(room.duel)
+    wrong = safe_far_cell(room.game)
     new, events = after(room, 1, Mark(wrong))
     name = f"{'abcdefghijk'[wrong[1]]}{wrong[0] + 1}"
     for viewer in (0, SPECTATOR):
         for frame in (codec.update(room, new, viewer, events), codec.snapshot(new, viewer)):
             assert "wrong" not in frame
-            assert f'<span class="at">?</span> <span class="verdict">Blubb!' in frame
+            assert '<span class="at">?</span> <span class="verdict">Blubb!' in frame
             assert f'<span class="at">{name}</span>' not in frame
     own = codec.update(room, new, 1, events)
     assert "wrong-own" in own and f"cell-{wrong[0]}-{wrong[1]}" in cells_in(own)
@@ -186,16 +174,13 @@ def test_selection_fragment_is_for_one_connection(codec: HtmlCodec) -> None:
     assert "sel-" not in cleared.replace("sel-what", "").replace("sel-buttons", "").replace("sel-act", "")
 
 
-def test_replay_is_for_finished_games_only() -> None:
+def test_replay_is_for_finished_games_only(codec: HtmlCodec) -> None:
     room = new_room()
     with pytest.raises(ValueError):
-        replay_view(room, 0)
+        codec.replay(room, 0)
     over, _ = after(room, 0, Resign())
-    view, at = replay_view(over, 0)
-    assert at == 0 and view.mines is not None and len(view.mines) == 15
-    assert sum(row.count(".") for row in view.rows) == 120
-    _, clamped = replay_view(over, 999)
-    assert clamped == len(over.duel.log)
+    assert codec.replay(over, 999)["look"].at == len(over.game.log)  # clamped to the game
+    assert codec.replay(over, -5)["look"].at == 0
 
 
 def test_replay_fragments(codec: HtmlCodec) -> None:
@@ -211,40 +196,11 @@ def test_replay_fragments(codec: HtmlCodec) -> None:
     assert "Ben resigned" in str(end["replay"])
 
 
-# ---------------------------------------------------------------------- the wire
-
-
-def test_wire_parses_what_htmx_sends() -> None:
-    headers = {"HX-Request": "true", "HX-Trigger": "play"}
-    assert wire_html.parse('{"v": "12", "mode": "select", "cell": "5-5", "HEADERS": {}}') == \
-        wire_html.CellClick((5, 5), "select", 12)
-    import json
-
-    assert wire_html.parse(json.dumps({"v": "3", "mode": "mark", "cell": "0-10", "HEADERS": headers})) == \
-        wire_html.CellClick((0, 10), "mark", 3)
-    assert wire_html.parse('{"v": "3", "a": "confirm"}') == wire_html.Command("confirm", 3)
-    assert wire_html.parse('{"cell": "1-1", "mode": "boom"}') == wire_html.CellClick((1, 1), "select", None)
-    for bad in ('nope', '[]', '{}', '{"cell": "1"}', '{"cell": "-1-2"}', '{"a": "explode"}', '{"cell": "1-1000"}'):
-        assert isinstance(wire_html.parse(bad), wire_html.BadFrame), bad
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.one_of(st.text(max_size=200), st.binary(max_size=200),
-                 st.dictionaries(st.sampled_from(["cell", "a", "v", "mode", "HEADERS"]),
-                                 st.one_of(st.none(), st.integers(), st.text(max_size=12), st.booleans()))))
-def test_wire_never_raises(data) -> None:
-    import json
-
-    frame = json.dumps(data) if isinstance(data, dict) else data
-    result = wire_html.parse(frame)
-    assert isinstance(result, (wire_html.CellClick, wire_html.Command, wire_html.BadFrame))
-
-
 # ---------------------------------------------------------------------- the connection's selection
 
 
 def test_a_connection_drops_a_selection_the_board_overtook(codec: HtmlCodec) -> None:
-    from server.ws_browser import BrowserConn
+    from server.edge.ws_browser import BrowserConn
 
     sent: list[str] = []
 

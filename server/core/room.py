@@ -1,0 +1,185 @@
+"""The Room value: one game plus what the server adds around it (players, clock, version).
+
+A :class:`Room` is immutable: every committed change is a *new* Room (with a new game, copied
+from the previous one before the move), so the hub can keep the previous Room next to the new
+one and render the difference. The room holds any :class:`engine.game.Game`; nothing here
+names a particular game.
+
+The stored form (:meth:`Room.to_data`) contains the game's secrets (a duel's mines, salt and
+wrong marks). It goes to Redis and between server processes only; clients get views
+(:meth:`Room.view`), rendered by a codec, never this.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+from engine import SPECTATOR, Game, GameView, restore
+from engine.clock import Clock
+
+ROOM_FORMAT = 2
+"""2: the game under ``"game"`` with its kind. 1 (read only): a duel under ``"duel"``."""
+
+
+class Status(StrEnum):
+    """A room's phase, decided in one place: :attr:`Room.status`."""
+
+    WAITING = "waiting"
+    """A seat is empty; no move is accepted yet."""
+    PLAYING = "playing"
+    OVER = "over"
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """A seated guest as others may see it (the token never lives here)."""
+
+    id: str
+    name: str
+
+    def to_data(self) -> dict[str, str]:
+        return {"id": self.id, "name": self.name}
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any] | None) -> "Player | None":
+        return cls(data["id"], data["name"]) if data else None
+
+
+@dataclass(frozen=True)
+class Room:
+    id: str
+    version: int
+    """Grows by one with every committed change (join, move, timeout, rematch offer)."""
+    game: Game
+    """The engine game. Never mutate it: a change is a new Room with a copy (server.core.decide)."""
+    players: tuple[Player | None, ...]
+    """One entry per seat of the game; ``None`` while that seat is empty."""
+    clock: Clock | None
+    """``None`` for an untimed game. Times are wall-clock milliseconds shared by all processes."""
+    created_ms: int
+    rematch: str | None = None
+    """Room id of the rematch offered after the end, or ``None``."""
+    _views: dict[int, GameView] = field(default_factory=dict, compare=False, repr=False)
+
+    # ------------------------------------------------------------------ what renderers read
+
+    @property
+    def status(self) -> Status:
+        if self.game.outcome is not None:
+            return Status.OVER
+        if None in self.players:
+            return Status.WAITING
+        return Status.PLAYING
+
+    @property
+    def kind(self) -> str:
+        return self.game.kind
+
+    @property
+    def ruleset(self) -> str:
+        return self.game.settings["ruleset"]
+
+    @property
+    def commitment(self) -> str:
+        return self.game.commitment
+
+    def view(self, viewer: int) -> GameView:
+        """The game's view for ``viewer`` (a seat, or :data:`~engine.SPECTATOR`), computed once
+        per Room (a Room is rendered for every viewer class of every connection)."""
+        cached = self._views.get(viewer)
+        if cached is None:
+            cached = self._views[viewer] = self.game.view(viewer)
+        return cached
+
+    def seat_of(self, player: Player | str | None) -> int | None:
+        """The seat ``player`` (or a player id) holds here, or ``None``."""
+        player_id = player.id if isinstance(player, Player) else player
+        if player_id is None:
+            return None
+        for seat, held in enumerate(self.players):
+            if held is not None and held.id == player_id:
+                return seat
+        return None
+
+    def viewer_of(self, player: Player | str | None) -> int:
+        """``player``'s viewer class: its seat, or :data:`~engine.SPECTATOR`."""
+        seat = self.seat_of(player)
+        return SPECTATOR if seat is None else seat
+
+    def deadline_ms(self) -> int | None:
+        """When the running clock's flag falls, while the game is played; else ``None``."""
+        if self.clock is None or self.status is not Status.PLAYING:
+            return None
+        return self.clock.deadline_ms()
+
+    def clock_data(self, now_ms: int) -> dict[str, Any] | None:
+        """The clock as a client should show it at ``now_ms`` (``server_ms`` is that reference)."""
+        c = self.clock
+        if c is None:
+            return None
+        return {
+            "initial_ms": c.initial_ms,
+            "increment_ms": c.increment_ms,
+            "remaining_ms": [c.remaining(seat, now_ms) for seat in range(len(c.remaining_ms))],
+            "running": c.running,
+            "server_ms": now_ms,
+        }
+
+    def meta_data(self, now_ms: int) -> dict[str, Any]:
+        """Public facts about the room (no secrets): id, kind, status, settings, players, clock."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "status": self.status.value,
+            **self.game.settings,
+            "players": [p.to_data() if p else None for p in self.players],
+            "clock": self.clock_data(now_ms),
+            "rematch": self.rematch,
+            "created_ms": self.created_ms,
+        }
+
+    def evolve(self, **changes: Any) -> "Room":
+        """A copy with ``changes`` and a fresh view cache (the version is the caller's business)."""
+        return replace(self, _views={}, **changes)
+
+    # ------------------------------------------------------------------ stored form (secret!)
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "format": ROOM_FORMAT,
+            "id": self.id,
+            "v": self.version,
+            "game": {"kind": self.kind, "state": self.game.snapshot()},
+            "players": [p.to_data() if p else None for p in self.players],
+            "clock": self.clock.to_data() if self.clock else None,
+            "created_ms": self.created_ms,
+            "rematch": self.rematch,
+        }
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any], previous: "Room | None" = None) -> "Room":
+        """Inverse of :meth:`to_data`; raises ``ValueError`` on malformed data. ``previous``, an
+        earlier version of the same room, makes it cost what was added since (see
+        ``Duel.from_snapshot``); the result is the same."""
+        try:
+            fmt = data.get("format")
+            if fmt == ROOM_FORMAT:
+                kind, state = data["game"]["kind"], data["game"]["state"]
+            elif fmt == 1:
+                kind, state = "duel", data["duel"]
+            else:
+                raise ValueError(f"unknown room format {fmt!r}")
+            game = restore(kind, state, previous.game if previous is not None else None)
+            return cls(
+                id=data["id"],
+                version=data["v"],
+                game=game,
+                players=tuple(Player.from_data(p) for p in data["players"]),
+                clock=Clock.from_data(data["clock"]) if data["clock"] else None,
+                created_ms=data["created_ms"],
+                rematch=data["rematch"],
+            )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"malformed room: {exc!r}") from exc

@@ -1,0 +1,98 @@
+"""Guests and their bearer tokens, shared by the API edge and the browser edge.
+
+A guest is an id and a display name. Its token is that pair signed with the server's key
+(``SECRET_KEY``, or a random key kept in Redis so that every process agrees), so resolving a
+token needs no Redis round-trip. Tokens do not expire; a new key invalidates them all.
+
+Both edges resolve tokens with :meth:`Auth.resolve` (``app.state.auth``); the browser edge
+stores the same token in a signed cookie.
+"""
+
+from __future__ import annotations
+
+import secrets
+import unicodedata
+from typing import Any
+
+from itsdangerous import BadSignature, URLSafeSerializer
+
+from ..core.room import Player
+
+MAX_NAME = 32
+
+
+class Auth:
+    def __init__(self, key: str) -> None:
+        self._serializer = URLSafeSerializer(key, salt="mineduel-guest")
+
+    def issue(self, name: str | None) -> tuple[Player, str]:
+        """A new guest with a cleaned-up ``name`` (a default one if empty) and its token."""
+        player = Player("g" + secrets.token_urlsafe(9), clean_name(name))
+        return player, self._serializer.dumps([player.id, player.name])
+
+    def resolve(self, token: str | None) -> Player | None:
+        """The guest a token stands for, or ``None`` for a missing or forged token."""
+        if not token or len(token) > 512:
+            return None
+        try:
+            pid, name = self._serializer.loads(token)
+        except (BadSignature, ValueError, TypeError):
+            return None
+        if not isinstance(pid, str) or not isinstance(name, str):
+            return None
+        return Player(pid, name)
+
+
+def bearer_token(headers: Any, query: Any) -> str | None:
+    """The token of a request or websocket: ``Authorization: Bearer <t>`` or ``?token=<t>``."""
+    value = headers.get("authorization")
+    if value and value[:7].lower() == "bearer ":
+        return value[7:].strip() or None
+    return query.get("token") or None
+
+
+class BadName(ValueError):
+    """A guest name refused at creation (the message says why, for people)."""
+
+
+MAX_COMBINING = 2
+"""At most this many combining marks in a row ("Zalgo" text would spill over the page)."""
+
+
+def validate_name(name: object) -> str | None:
+    """A name as typed → the name to use, or ``None`` for "pick one for me"; raises :class:`BadName`.
+
+    NFC-normalised, surrounding whitespace stripped and inner runs collapsed to one space; at
+    most :data:`MAX_NAME` characters; no control, format (bidi overrides, zero-width),
+    private-use, unassigned or line/paragraph-separator characters; no piles of combining marks.
+    Everything else (any script, emoji, ``<``, quotes) is allowed: pages escape it.
+    """
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        raise BadName("a name must be text")
+    if len(name) > 4 * MAX_NAME:
+        raise BadName(f"names are at most {MAX_NAME} characters")
+    text = unicodedata.normalize("NFC", name)
+    run = 0
+    for ch in text:
+        category = unicodedata.category(ch)
+        if category[0] == "C" or category in ("Zl", "Zp"):
+            raise BadName("names cannot contain control or invisible characters (a name is one line of text)")
+        run = run + 1 if category[0] == "M" else 0
+        if run > MAX_COMBINING:
+            raise BadName("too many combining marks in a row")
+    text = " ".join(text.split())
+    if len(text) > MAX_NAME:
+        raise BadName(f"names are at most {MAX_NAME} characters")
+    return text or None
+
+
+def clean_name(name: str | None) -> str:
+    """Printable, single-line, at most 32 characters; ``Guest-xxxx`` when nothing is left."""
+    if isinstance(name, str):
+        text = "".join(ch for ch in unicodedata.normalize("NFC", name) if unicodedata.category(ch)[0] != "C")
+        text = " ".join(text.split())[:MAX_NAME]
+        if text:
+            return text
+    return "Guest-" + secrets.token_hex(2)

@@ -1,0 +1,73 @@
+"""The programmatic websocket's codec: msgpack maps with a ``t`` key (see docs/PROTOCOL.md).
+
+Every frame carries ``v``: the room version it describes, or for an error the version the
+connection's view is at (``None`` before its first snapshot). Views come from the game
+(``room.view(viewer)``) and events pass through ``visible_to``, so a frame never holds what
+its viewer class may not see. Nothing here names a game: any :class:`engine.Game` renders.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import msgpack
+
+from engine import Event, event_to_data, visible_to
+
+from ..core.room import Room
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def pack(obj: object) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+class MsgpackCodec:
+    name = "msgpack"
+
+    def __init__(self) -> None:
+        # the fan-out in progress: (old, new, events, room meta, events as data, frames made)
+        self._fanout: tuple[Room, Room, Sequence[Event], dict[str, Any], list[dict[str, Any]], list[tuple]] | None = None
+
+    def snapshot(self, room: Room, viewer: int) -> bytes:
+        return pack({
+            "t": "snapshot",
+            "v": room.version,
+            "you": viewer,
+            "room": room.meta_data(now_ms()),
+            "view": room.view(viewer).to_data(),
+        })
+
+    def update(self, old: Room, new: Room, viewer: int, events: Sequence[Event]) -> bytes:
+        """The update frame for ``viewer``. The hub asks once per viewer class for the same
+        ``(old, new, events)``: the room facts and the events' data are made once, and a
+        viewer class whose frame would be equal to one already made (after most moves all
+        three are: nothing private changed) gets those bytes instead of a second render."""
+        fanout = self._fanout
+        if fanout is None or fanout[0] is not old or fanout[1] is not new or fanout[2] is not events:
+            fanout = self._fanout = (old, new, events, new.meta_data(now_ms()), [event_to_data(e) for e in events], [])
+        shown = tuple(visible_to(e, viewer) for e in events)
+        change = new.game.diff(old.view(viewer), new.view(viewer))
+        for made_shown, made_change, frame in fanout[5]:
+            if made_shown == shown and made_change == change:
+                return frame
+        frame = pack({
+            "t": "update",
+            "v": new.version,
+            "room": fanout[3],
+            "events": [d for d, show in zip(fanout[4], shown) if show],
+            "diff": change.to_data(),
+        })
+        fanout[5].append((shown, change, frame))
+        return frame
+
+    def presence(self, room: Room, spectators: int) -> bytes:
+        return pack({"t": "presence", "v": room.version, "spectators": spectators})
+
+    def error(self, code: str, message: str, v: int | None = None) -> bytes:
+        return pack({"t": "error", "v": v, "code": code, "message": message})

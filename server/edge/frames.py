@@ -1,0 +1,46 @@
+"""The frames a client sends on a websocket, within its limits.
+
+The one place both websocket edges apply the frame size limit and the per-connection flood
+control (:class:`~server.edge.limits.MessageLimit`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from typing import Protocol
+
+from starlette.websockets import WebSocket
+
+from ..config import Settings
+from .limits import MessageLimit
+
+POLICY_CLOSE = 1008
+
+
+class Closable(Protocol):
+    viewer: int
+    closed: bool
+
+    def close(self, code: int, reason: str = "") -> None: ...
+
+
+async def client_frames(websocket: WebSocket, settings: Settings, conn: Closable) -> AsyncIterator[bytes | str]:
+    """Every frame the client sends, until it leaves or breaks a policy: an oversized frame or
+    a frame over budget closes ``conn`` with 1008 and ends the iteration, so the edge only ever
+    sees frames it may parse."""
+    limit = MessageLimit(settings)
+    while not conn.closed:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        frame = message.get("bytes")
+        if frame is None:
+            frame = message.get("text") or ""
+        if len(frame) > settings.max_frame_bytes:
+            conn.close(POLICY_CLOSE, "frame too large")
+            return
+        if not limit.allow(conn.viewer, time.monotonic()):
+            conn.close(POLICY_CLOSE, "rate limit exceeded")
+            return
+        yield frame

@@ -1,0 +1,110 @@
+"""How much a client may ask: per-IP limits of one process, and per-connection flood control.
+
+- :class:`Guard` (``app.state.guard``): credit buckets per client address for guest and game
+  creation (429 with ``Retry-After``) and a cap on concurrent websockets;
+- :class:`MessageLimit`: one websocket's frames, a bucket for while it is a player's and a
+  smaller one for while it is a spectator's.
+
+The limits live in the process, not in Redis: with N processes behind a balancer a client
+gets at most N times each limit, which is still a bound (docs/RELIABILITY.md).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable
+
+from starlette.requests import HTTPConnection
+from starlette.responses import PlainTextResponse, Response
+
+from engine import SPECTATOR
+
+from ..config import Rate, Settings
+from .peer import client_ip
+from .ratelimit import Bucket, Counter, KeyedLimiter
+
+
+class Limited(Exception):
+    """A per-IP limit refused the request; ``retry_after_s`` says when to come back."""
+
+    def __init__(self, what: str, retry_after_s: int) -> None:
+        super().__init__(f"too many {what} from your address; try again in {retry_after_s} s")
+        self.what = what
+        self.retry_after_s = retry_after_s
+
+
+def _limiter(rate: Rate) -> KeyedLimiter | None:
+    return KeyedLimiter(rate[0], rate[1]) if rate is not None else None
+
+
+class Guard:
+    """The per-IP limits of one process. ``now`` is injectable for tests of the arithmetic."""
+
+    def __init__(self, settings: Settings, now: Callable[[], float] = time.monotonic) -> None:
+        self.settings = settings
+        self.now = now
+        self.guests = _limiter(settings.ip_guest_rate)
+        self.games = _limiter(settings.ip_game_rate)
+        self.sockets = Counter(settings.ip_max_sockets) if settings.ip_max_sockets > 0 else None
+
+    def _spend(self, limiter: KeyedLimiter | None, what: str, conn: HTTPConnection) -> None:
+        if limiter is None:
+            return
+        ip = client_ip(conn, self.settings)
+        now = self.now()
+        if not limiter.allow(ip, now):
+            raise Limited(what, max(1, math.ceil(limiter.retry_after(ip, now))))
+
+    def new_guest(self, conn: HTTPConnection) -> None:
+        """Spend one guest creation of the client's IP; raises :class:`Limited`."""
+        self._spend(self.guests, "new guests", conn)
+
+    def new_game(self, conn: HTTPConnection) -> None:
+        """Spend one game creation of the client's IP; raises :class:`Limited`."""
+        self._spend(self.games, "new games", conn)
+
+    def open_socket(self, conn: HTTPConnection) -> str | None:
+        """Count a websocket of the client's IP: its key (pass it to :meth:`close_socket`), or
+        ``None`` when the IP already holds ``ip_max_sockets``."""
+        ip = client_ip(conn, self.settings)
+        if self.sockets is not None and not self.sockets.acquire(ip):
+            return None
+        return ip
+
+    def close_socket(self, key: str) -> None:
+        if self.sockets is not None:
+            self.sockets.release(key)
+
+
+class MessageLimit:
+    """One websocket's flood control: a credit bucket for while it is a player's and a smaller
+    one for while it is a spectator's (the hub may reseat a connection, so the class is read
+    per message)."""
+
+    __slots__ = ("player", "spectator")
+
+    def __init__(self, settings: Settings) -> None:
+        self.player = Bucket(*settings.player_rate) if settings.player_rate else None
+        self.spectator = Bucket(*settings.spectator_rate) if settings.spectator_rate else None
+
+    def allow(self, viewer: int, now: float) -> bool:
+        bucket = self.spectator if viewer == SPECTATOR else self.player
+        return bucket is None or bucket.allow(now)
+
+
+def guard_of(conn: HTTPConnection) -> Guard:
+    """The app's :class:`Guard` (``create_app`` makes one per app)."""
+    return conn.app.state.guard
+
+
+def too_many(exc: Limited, *, json_body: bool) -> Response:
+    """The 429 answer: JSON for the API, plain text for the browser edge (pages render their own)."""
+    headers = {"retry-after": str(exc.retry_after_s)}
+    if json_body:
+        body = {"error": {"code": "rate_limited", "message": str(exc)}}
+        return Response(json.dumps(body), status_code=429, media_type="application/json", headers=headers)
+    return PlainTextResponse(str(exc), status_code=429, headers=headers)
+
+

@@ -1,0 +1,306 @@
+"""The browser's websocket ``/g/{id}/ws``: htmx JSON up, HTML fragments down.
+
+Per connection the server keeps the player's *selection* (RULES.md: click once = explore
+selected, twice = mark selected, thrice = none) and renders it to that connection only; the
+room itself reaches the page through the hub, rendered once per viewer class by
+:class:`server.web.html_codec.HtmlCodec`. Clicks that only select read the room this process
+already holds (:meth:`~server.store.service.RoomService.latest`), not Redis. A move carries the version the page showed; a stale one
+is refused with a polite notice and a fresh snapshot.
+
+Frames down, in order, on one bounded queue (:class:`BrowserConn`, an :class:`~server.fanout.Outbox`):
+
+- the hub's snapshot (first frame of every (re)connect) and updates;
+- this connection's selection fragments and notices;
+- a heartbeat every ``settings.heartbeat_s`` (1 s by default; 0 = none): a fresh ``#hb``
+  element whose CSS animation shows "connection lost" only if no heartbeat replaces it for
+  4.5 s, plus the clocks of a timed game.
+
+Before the upgrade (:func:`server.edge.admission.admit`): a foreign ``Origin`` gets HTTP 403, an address
+over its websocket cap 429. Close codes: 1008 for policy (unknown game, flood, oversized frame:
+htmx does not reconnect), 1011 for server errors, 1012 on shutdown, 1013 for slow readers (the hub's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from starlette.routing import WebSocketRoute
+from starlette.websockets import WebSocket
+
+from engine import SPECTATOR, Resign
+from engine.encoding import HIDDEN, OWN_WRONG_MARK
+
+from ..core.decide import Play, Refused
+from ..core.room import Player, Room, Status
+from ..outage import UNAVAILABLE, UNAVAILABLE_MESSAGE, redis_down
+from ..store.service import RoomRefused
+from ..web.html_codec import SNAPSHOT_MARK, HtmlCodec
+from ..web.site import web_of
+from ..web.view_model import player_names, seat_name
+from . import wire
+from .admission import admitted
+from .frames import client_frames
+from .outbox import Outbox
+from .raw_send import frame_sender
+
+log = logging.getLogger("mineduel.ws_browser")
+
+POLICY = 1008
+SERVER_ERROR = 1011
+SLOW = 1013
+
+Cell = tuple[int, int]
+
+
+class BrowserConn(Outbox):
+    """An :class:`Outbox` that also holds this connection's selection.
+
+    A snapshot resets the selection (it redraws every cell without one); an update that
+    redraws the selected cell means the cell is no longer hidden, so the selection is dropped
+    and the panel redrawn.
+    """
+
+    __slots__ = ("selected", "asking_resign", "html")
+
+    def __init__(self, html: HtmlCodec, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.html = html
+        self.selected: tuple[Cell, str] | None = None
+        self.asking_resign = False
+
+    def push(self, frame: str) -> bool:
+        """Queue one of this connection's own frames (selection, notices, heartbeats)."""
+        return super().send(frame)
+
+    def send(self, frame: str | bytes) -> bool:
+        """The hub's frames: queue, then keep the selection consistent with them."""
+        if not super().send(frame):
+            return False
+        if isinstance(frame, str):
+            if frame.startswith(SNAPSHOT_MARK):
+                self.selected, self.asking_resign = None, False
+            elif self.selected is not None:
+                (r, c), _action = self.selected
+                if f'id="cell-{r}-{c}"' in frame:
+                    self.selected = None
+                    super().send(self.html.selection_panel(None, True, self.asking_resign))
+        return True
+
+
+class Session:
+    """One browser connection's handling of its messages (the loop lives in :func:`browser_socket`)."""
+
+    def __init__(self, conn: BrowserConn, player: Player | None, room_id: str, state: Any, html: HtmlCodec) -> None:
+        self.conn = conn
+        self.player = player
+        self.room_id = room_id
+        self.rooms = state.rooms
+        self.hub = state.hub
+        self.html = html
+
+    # ------------------------------------------------------------------ sending
+
+    def notice(self, message: str, kind: str = "info") -> None:
+        self.conn.push(self.html.notice(message, kind))
+
+    def redraw(self, room: Room, cells: list[Cell], focus: Cell | None = None) -> None:
+        conn = self.conn
+        self.conn.push(self.html.selection(room, conn.viewer, cells, conn.selected, focus=focus,
+                                           confirming_resign=conn.asking_resign))
+
+    # ------------------------------------------------------------------ messages
+
+    async def handle(self, msg: wire.BrowserMessage, started: float) -> None:
+        if self.conn.viewer == SPECTATOR:
+            self.notice("You are watching this game; only its two players can move.")
+            return
+        if isinstance(msg, wire.CellClick):
+            if msg.mode == "select":
+                await self.select(msg.cell)
+            else:
+                await self.move(msg.cell, msg.mode, msg.v, started)
+            return
+        name = msg.name
+        if name == "confirm":
+            if self.conn.selected is None:
+                self.notice("Select a cell first: click a hidden cell once to explore it, twice to mark it.")
+                return
+            cell, action = self.conn.selected
+            await self.move(cell, action, msg.v, started)
+        elif name == "clear":
+            old = self.conn.selected
+            self.conn.selected = None
+            self.redraw(await self.rooms.latest(self.room_id), [old[0]] if old else [])
+        elif name in ("resign", "resign-no"):
+            self.conn.asking_resign = name == "resign"
+            self.redraw(await self.rooms.latest(self.room_id), [])
+        elif name == "resign-yes":
+            self.conn.asking_resign = False
+            await self.play(Resign(), msg.v, started, None)
+
+    async def select(self, cell: Cell) -> None:
+        conn = self.conn
+        room = await self.rooms.latest(self.room_id)
+        if room.status is not Status.PLAYING:
+            self.notice("The game is not running." if room.status is Status.OVER else
+                        "Waiting for the second player to join.")
+            return
+        if not _hidden(room, conn.viewer, cell):
+            self.notice("That cell is already open.")
+            return
+        old = conn.selected
+        if old is not None and old[0] == cell:
+            conn.selected = (cell, "mark") if old[1] == "explore" else None
+        else:
+            conn.selected = (cell, "explore")
+        conn.asking_resign = False
+        self.redraw(room, [cell] + ([old[0]] if old is not None and old[0] != cell else []), focus=cell)
+
+    async def move(self, cell: Cell, action: str, seen: int | None, started: float) -> None:
+        move = wire.cell_move(action, cell)
+        if move is None:
+            self.notice("The server did not understand that click; please reload the page.", "error")
+            return
+        old = self.conn.selected
+        room = await self.play(move, seen, started, cell)
+        if room is None:
+            return
+        self.conn.selected = None
+        self.conn.asking_resign = False
+        self.redraw(room, [old[0]] if old is not None and old[0] != cell else [])
+        self.notice("")
+
+    async def play(self, move: Any, seen: int | None, started: float, cell: Cell | None) -> Room | None:
+        """Play ``move`` for this page's player; the room after it, or ``None`` if it was
+        refused (the page then got a notice saying why, and a fresh board when it was stale)."""
+        conn = self.conn
+        if seen is None:
+            conn.version = None
+            self.hub.send_snapshot(conn, await self.rooms.latest(self.room_id))
+            self.notice("Your page did not say which board it showed, so that was not played. "
+                        "Here is the current board.", "error")
+            return None
+        try:
+            return await self.rooms.act(self.room_id, self.player, Play(move), seen, started)
+        except RoomRefused as exc:
+            self.refused(exc, cell)
+            return None
+
+    def refused(self, exc: RoomRefused, cell: Cell | None) -> None:
+        """A notice saying why the room refused this page's action."""
+        code, room = exc.code, exc.room
+        if code is Refused.STALE:
+            if room is not None:
+                self.hub.send_snapshot(self.conn, room)
+            self.notice("The board changed before your move arrived, so it was not played. "
+                        "Here is the current board \u2014 have another look.")
+        elif code is Refused.TIME_OUT:
+            self.notice("Your time ran out before the move arrived.", "error")
+        elif code is Refused.NOT_PLAYING:
+            self.notice("Waiting for the second player to join.")
+        elif code is Refused.NOT_YOUR_TURN and room is not None:
+            to_move = room.view(self.conn.viewer).to_move
+            who = seat_name(player_names(room), to_move) if to_move is not None else "your opponent"
+            kept = " Your selection is kept." if self.conn.selected is not None else ""
+            self.notice(f"It is {who}\u2019s turn \u2014 wait for their move.{kept}")
+        elif code is Refused.CELL_NOT_HIDDEN and room is not None:
+            old = self.conn.selected
+            self.conn.selected = None
+            self.redraw(room, [old[0]] if old else [])
+            self.notice("That cell is already open.")
+        elif code is Refused.GAME_OVER:
+            self.notice("The game is over.")
+        else:
+            self.notice(exc.message, "error")
+
+
+def _hidden(room: Room, viewer: int, cell: Cell) -> bool:
+    view = room.view(viewer)
+    r, c = cell
+    return 0 <= r < view.height and 0 <= c < view.width and view.rows[r][c] in (HIDDEN, OWN_WRONG_MARK)
+
+
+async def _heartbeat(conn: BrowserConn, hub: Any, html: HtmlCodec, room_id: str, period: float) -> None:
+    plain = html.heartbeat()
+    while not conn.closed:
+        await asyncio.sleep(period)
+        room = hub.room(room_id)
+        if not hub.connected:  # Redis unreachable: the banner, not a clock that may be stale
+            frame = html.heartbeat(interrupted=True)
+        else:
+            frame = html.heartbeat(room) if room is not None and room.clock is not None else plain
+        if not conn.push(frame):
+            conn.close(SLOW, "too slow: reconnect to resync")
+            return
+
+
+async def _browser_socket(websocket: WebSocket) -> None:
+    state = websocket.app.state
+    settings, rooms, hub = state.settings, state.rooms, state.hub
+    room_id = websocket.path_params["id"]
+    web = web_of(websocket)
+    html = web.codec
+    player = web.player_of(websocket)
+    await websocket.accept()
+    websocket.scope["mineduel.player"] = player.id if player else None
+    try:
+        room = await rooms.latest(room_id)
+    except RoomRefused:
+        await websocket.send_text(html.notice("This game does not exist.", "error"))
+        await websocket.close(POLICY, "unknown game")
+        return
+    except Exception as exc:
+        if not redis_down(state.metrics, "load", exc, room=room_id):
+            raise
+        await websocket.send_text(html.error(UNAVAILABLE, UNAVAILABLE_MESSAGE))
+        await websocket.close(SERVER_ERROR, "service interrupted")  # htmx retries with backoff
+        return
+
+    async def close(code: int, reason: str) -> None:
+        await websocket.close(code, reason)
+
+    conn = BrowserConn(html, room.viewer_of(player), html.name, player.id if player else None,
+                       frame_sender(websocket, text=True), close, maxsize=settings.send_queue,
+                       inline=settings.inline_send)
+    writer = asyncio.create_task(conn.run(), name=f"ws-writer-{room_id}")
+    beat: asyncio.Task[None] | None = None
+    session = Session(conn, player, room_id, state, html)
+    try:
+        await hub.attach(room_id, conn)
+        if settings.heartbeat_s > 0:
+            beat = asyncio.create_task(_heartbeat(conn, hub, html, room_id, settings.heartbeat_s),
+                                       name=f"ws-heartbeat-{room_id}")
+        async for frame in client_frames(websocket, settings, conn):
+            started = time.perf_counter()
+            parsed = wire.parse_browser(frame)
+            if isinstance(parsed, wire.BadMessage):
+                state.metrics.bad_messages.inc()
+                session.notice("The server did not understand that click; please reload the page.", "error")
+                continue
+            try:
+                await session.handle(parsed, started)
+            except RoomRefused as exc:  # the room vanished (expired) under the page
+                session.notice(exc.message, "error")
+            except Exception as exc:  # Redis unreachable: refused (nothing half-applied), the socket stays
+                if not redis_down(state.metrics, "move", exc, room=room_id, player=conn.player_id):
+                    raise
+                state.metrics.unavailable.inc()
+                conn.push(html.error(UNAVAILABLE, UNAVAILABLE_MESSAGE))
+                hub.refresh_later(room_id, conn)  # the board as it is, once Redis answers
+    except RoomRefused:
+        conn.close(POLICY, "unknown game")
+    except Exception as exc:
+        await conn.fail(exc, room_id, state.metrics, websocket.send_text, html.error(UNAVAILABLE, UNAVAILABLE_MESSAGE))
+    finally:
+        if beat is not None:
+            beat.cancel()
+        await hub.detach(room_id, conn)
+        await conn.finish(writer)
+
+
+browser_socket = admitted(_browser_socket)
+
+routes = [WebSocketRoute("/g/{id}/ws", browser_socket)]

@@ -1,0 +1,59 @@
+"""Redis keys and channels. Every key of a room carries the hash tag ``{<room id>}``, so a room
+lives in one Redis Cluster slot and its commit script touches one slot.
+
+=========================  ======  ==========================================================
+key                        type    content
+=========================  ======  ==========================================================
+``game:{id}:state``        hash    ``v`` (version) and ``data`` (msgpack of ``Room.to_data()``)
+``game:{id}:log``          list    one msgpack ``[v, kind, data]`` per committed change
+``game:{id}:events``       chan    commit messages ``[b"commit", v, room, events, nonce]``;
+                                   presence ``P<n>``
+``game:{id}:watchers``     hash    spectators per server process (fields expire if it dies)
+``clocks``                 zset    room id → clock deadline (ms) of rooms with a running clock
+``web:lobby``              zset    room id → creation time (ms) of the games listed on the home page
+``mineduel:secret``        string  the shared token-signing key when ``SECRET_KEY`` is unset
+=========================  ======  ==========================================================
+
+(``clocks`` and ``web:lobby`` are global keys: on a Redis Cluster each would have to become one
+ZSET per slot, or live outside the commit script as ``web:lobby`` already does.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+CLOCKS = "clocks"
+LOBBY = "web:lobby"
+SECRET = "mineduel:secret"
+
+
+def state_key(room_id: str) -> str:
+    return f"game:{{{room_id}}}:state"
+
+
+def log_key(room_id: str) -> str:
+    return f"game:{{{room_id}}}:log"
+
+
+def channel(room_id: str) -> str:
+    return f"game:{{{room_id}}}:events"
+
+
+def watchers_key(room_id: str) -> str:
+    return f"game:{{{room_id}}}:watchers"
+
+
+def room_of_channel(name: bytes | str) -> str:
+    """Inverse of :func:`channel`."""
+    text = name.decode() if isinstance(name, bytes) else name
+    return text[text.index("{") + 1 : text.index("}")]
+
+
+def pack(obj: Any) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+def unpack(data: bytes) -> Any:
+    return msgpack.unpackb(data, raw=False, strict_map_key=False)

@@ -1,0 +1,74 @@
+"""The seam between the store and a Redis client, for the commands on the move path.
+
+The commit (``EVALSHA``) and the room load (``HMGET``) go through a :class:`CommandLink`:
+
+- :class:`~server.store.resp.RespClient`, the lean pipelined client (a speed bypass: redis-py
+  spends as much Python per command as the engine spends on a move), when the URL is one it
+  serves (``redis://``, ``valkey://``, ``unix://``) and ``lean`` is on;
+- :class:`RedisPyLink`, redis-py's client, for every other URL redis-py accepts (``rediss://``,
+  options in the query) and whenever ``MINEDUEL_LEAN_REDIS=off``: the plain path, which CI
+  runs the server tests on too. A cluster-aware client can replace this seam later.
+
+Both raise redis-py's exception classes, so the rest of the server treats failures alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
+from .resp import Address, RespClient
+
+
+class CommandLink(Protocol):
+    async def execute(self, *args: bytes | str | int) -> Any: ...
+
+    async def evalsha(self, script: str, keys: list[str], args: list[bytes | str | int]) -> Any:
+        """``EVALSHA`` of ``script``, loading it first if the server does not know it."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+class RedisPyLink:
+    """:class:`CommandLink` over a redis-py client (its own small pool)."""
+
+    def __init__(self, url: str, timeout_s: float, connect_timeout_s: float) -> None:
+        # no retries, as with the lean client: a failed commit is reported, never replayed
+        self.redis = aioredis.Redis.from_url(url, socket_timeout=timeout_s, socket_connect_timeout=connect_timeout_s,
+                                             decode_responses=False, retry=Retry(NoBackoff(), 0))
+        self._scripts: dict[str, Any] = {}
+
+    async def execute(self, *args: bytes | str | int) -> Any:
+        return await self.redis.execute_command(*args)
+
+    async def evalsha(self, script: str, keys: list[str], args: list[bytes | str | int]) -> Any:
+        registered = self._scripts.get(script)
+        if registered is None:
+            registered = self._scripts[script] = self.redis.register_script(script)
+        return await registered(keys=keys, args=args)
+
+    async def aclose(self) -> None:
+        await self.redis.aclose()
+
+
+class LeanLink(RespClient):
+    """:class:`CommandLink` over the lean client."""
+
+    async def aclose(self) -> None:
+        self.close()
+
+
+def open_link(url: str, *, lean: bool = True, timeout_s: float = 5.0, connect_timeout_s: float = 2.0) -> CommandLink:
+    """The lean client if it can serve ``url`` and ``lean`` is on, else redis-py's."""
+    if lean:
+        try:
+            Address.from_url(url)
+        except ValueError:
+            pass
+        else:
+            return LeanLink(url, timeout_s=timeout_s, connect_timeout_s=connect_timeout_s)
+    return RedisPyLink(url, timeout_s, connect_timeout_s)

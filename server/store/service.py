@@ -1,0 +1,248 @@
+"""The room service: load (cache first) → :func:`~server.core.decide.decide` → one
+compare-and-set commit (which publishes) → retry. The imperative shell around the room core.
+
+Every public coroutine returns the Room as it stands after the action, or raises
+:class:`RoomRefused` carrying the core's :class:`~server.core.decide.Refusal` (a plain code
+each edge maps to its own status or frame); a refused action changes nothing anywhere.
+Results reach connected clients through the hub (every process's pub/sub), never through the
+return value, so the caller's own socket gets exactly what everybody else gets.
+
+Concurrency: a commit succeeds only if the stored version is still the one the change was
+decided on. A command carrying the version its sender saw is refused as stale when another
+change won the race (the client gets a fresh snapshot); one without (a join, a resignation
+over HTTP, a timeout, a rematch) is decided again on the fresh room, at most ``retries`` times.
+
+Retention: every commit renews the expiry of the room's keys — ``finished_ttl_s`` once the
+game is over, ``idle_ttl_s`` before; 0 keeps them forever.
+
+Operations: each commit is counted and logged as one ``event=<kind>_committed`` line (room,
+version, seat, player id, action), each lost compare-and-set as ``event=commit_conflict``.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from engine import Game
+from engine.clock import Clock
+
+from ..core.decide import (
+    Command,
+    Commit,
+    LinkRematch,
+    Play,
+    Refusal,
+    Refused,
+    Unchanged,
+    decide,
+    open_room,
+    rematch_players,
+)
+from ..core.room import Player, Room, Status
+from ..logs import event
+from ..metrics import Metrics
+from .cache import RoomCache
+from .keys import pack, unpack
+from .messages import commit_message
+from .store import Store
+
+log = logging.getLogger("mineduel.rooms")
+
+DAY_S = 86_400
+
+
+class RoomRefused(Exception):
+    """A refused room action; ``refusal`` says why (``code``, ``message``, the room as it stands)."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(refusal.message)
+        self.refusal = refusal
+
+    @property
+    def code(self) -> Refused:
+        return self.refusal.code
+
+    @property
+    def message(self) -> str:
+        return self.refusal.message
+
+    @property
+    def room(self) -> Room | None:
+        return self.refusal.room
+
+
+def refused(code: Refused, message: str, room: Room | None = None) -> RoomRefused:
+    return RoomRefused(Refusal(code, message, room))
+
+
+def wall_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def new_room_id() -> str:
+    return secrets.token_urlsafe(9)
+
+
+@dataclass(frozen=True, slots=True)
+class Retention:
+    """How long a room's keys live after its last change (0 = forever)."""
+
+    finished_ttl_s: int = 30 * DAY_S
+    idle_ttl_s: int = 7 * DAY_S
+
+    def ttl_s(self, room: Room) -> int | None:
+        ttl = self.finished_ttl_s if room.status is Status.OVER else self.idle_ttl_s
+        return ttl or None
+
+
+class RoomService:
+    def __init__(self, store: Store, cache: RoomCache, metrics: Metrics, *, retries: int = 8,
+                 retention: Retention = Retention(), now_ms: Callable[[], int] = wall_ms) -> None:
+        self.store = store
+        self.cache = cache
+        self.metrics = metrics
+        self.retries = retries
+        self.retention = retention
+        self.now_ms = now_ms
+        self.stats = {"cache_hits": 0, "loads": 0, "conflicts": 0}
+        self._committed: dict[str, Any] = {}  # commit kind -> its moves_committed counter
+
+    # ------------------------------------------------------------------ reading
+
+    async def load(self, room_id: str) -> Room:
+        """The current Room from Redis; raises :class:`RoomRefused` (``unknown_room``)."""
+        self.stats["loads"] += 1
+        found = await self.store.load(room_id)
+        if found is None:
+            raise refused(Refused.UNKNOWN_ROOM, f"no game {room_id!r}")
+        return Room.from_data(unpack(found[1]))
+
+    async def latest(self, room_id: str) -> Room:
+        """The latest Room this process knows (the cache of a watched room), else loaded."""
+        room = self.cache.latest(room_id)
+        if room is not None:
+            self.stats["cache_hits"] += 1
+            return room
+        return await self.load(room_id)
+
+    async def load_many(self, room_ids: list[str]) -> dict[str, Room]:
+        """The rooms of ``room_ids`` that exist and decode, in one round trip."""
+        found: dict[str, Room] = {}
+        for room_id, data in zip(room_ids, await self.store.load_many(room_ids)):
+            if data is not None:
+                try:
+                    found[room_id] = Room.from_data(unpack(data))
+                except ValueError:
+                    log.warning("room %s does not decode", room_id)
+        return found
+
+    @staticmethod
+    def decode(data: bytes, previous: Room | None) -> Room:
+        """A packed stored room, decoded reusing ``previous`` (an earlier version of it)."""
+        return Room.from_data(unpack(data), previous)
+
+    async def record(self, room_id: str) -> dict[str, Any]:
+        """Everything needed to verify a finished game; refused (``not_over``) before the end."""
+        room = await self.load(room_id)
+        if room.status is not Status.OVER:
+            raise refused(Refused.NOT_OVER, "the record is published when the game is over", room)
+        return {"id": room.id, "v": room.version, "kind": room.kind,
+                "players": [p.to_data() if p else None for p in room.players], **room.game.record()}
+
+    # ------------------------------------------------------------------ changing
+
+    async def act(self, room_id: str, actor: Player | None, command: Command, seen_version: int | None = None,
+                  started: float | None = None) -> Room:
+        """Decide ``command`` for ``actor`` and commit it; the committed (or unchanged) Room.
+
+        ``seen_version``: the version the actor saw (``None``: not checked, and lost races are
+        decided again). ``started``: ``time.perf_counter()`` when the command arrived (the
+        move-to-push latency is observed from it)."""
+        for attempt in range(self.retries):
+            room = self.cache.latest(room_id) if attempt == 0 else None
+            if room is None or (seen_version is not None and seen_version != room.version):
+                room = await self.load(room_id)  # the cache may be behind the version the client saw
+            else:
+                self.stats["cache_hits"] += 1
+            decision = decide(room, actor, command, seen_version, self.now_ms())
+            if isinstance(decision, Refusal):
+                raise RoomRefused(decision)
+            if isinstance(decision, Unchanged):
+                return decision.room
+            if await self._commit(room.version, decision, started):
+                if decision.refusal is not None:
+                    raise RoomRefused(decision.refusal)
+                return decision.room
+            if seen_version is not None:
+                raise refused(Refused.STALE, "another change was committed first", await self.load(room_id))
+        raise refused(Refused.BUSY, "too many concurrent changes; try again")
+
+    async def play(self, room_id: str, actor: Player, move: Any, seen_version: int | None,
+                   started: float | None = None) -> Room:
+        return await self.act(room_id, actor, Play(move), seen_version, started)
+
+    async def create(self, game: Game, players: tuple[Player | None, ...], clock: Clock | None = None,
+                     room_id: str | None = None) -> Room:
+        """A new room (version 1) for ``game`` with ``players`` seated (``None`` = an open seat)."""
+        for _ in range(3):
+            commit = open_room(room_id or new_room_id(), game, players, clock, self.now_ms())
+            if await self._commit(None, commit):
+                return commit.room
+            if room_id is not None:
+                break
+        raise refused(Refused.BUSY, "could not allocate a room id; try again")  # 72-bit ids collided
+
+    async def rematch(self, room_id: str, player: Player, new_game: Callable[[Room], Game]) -> Room:
+        """After the end, a new room with the same players in rotated seats, linked from the old
+        room (a versioned change, so both players see it). Idempotent: returns the linked one.
+        ``new_game(old_room)`` makes the new room's game."""
+        room = await self.load(room_id)
+        fresh_id = new_room_id()
+        decision = decide(room, player, LinkRematch(fresh_id), None, self.now_ms())  # may this player?
+        if isinstance(decision, Refusal):
+            raise RoomRefused(decision)
+        if isinstance(decision, Unchanged) and room.rematch is not None:
+            return await self.load(room.rematch)
+        clock = Clock.new(room.clock.initial_ms, room.clock.increment_ms) if room.clock else None
+        fresh = await self.create(new_game(room), rematch_players(room), clock, room_id=fresh_id)
+        linked = await self.act(room_id, player, LinkRematch(fresh_id))
+        return fresh if linked.rematch == fresh_id else await self.load(linked.rematch or fresh_id)
+
+    # ------------------------------------------------------------------ the commit
+
+    async def _commit(self, expected: int | None, commit: Commit, started: float | None = None) -> bool:
+        new = commit.room
+        data = pack(new.to_data())
+        nonce = self.cache.announce(new, commit.events, started)
+        message = commit_message(new.version, data, commit.events, nonce)
+        ok = False
+        try:
+            ok, found = await self.store.commit(
+                new.id, expected, new.version, data, pack([new.version, commit.kind, list(commit.detail)]), message,
+                new.deadline_ms(), self.retention.ttl_s(new),
+            )
+        finally:
+            if not ok:
+                self.cache.withdraw(nonce)
+        seat = commit.seat
+        player = new.players[seat] if seat is not None and 0 <= seat < len(new.players) else None
+        if ok:
+            counter = self._committed.get(commit.kind)
+            if counter is None:  # labels() locks and builds a key: look each child up once
+                counter = self._committed[commit.kind] = self.metrics.moves_committed.labels(commit.kind)
+            counter.inc()
+            event(log, f"{commit.kind}_committed", room=new.id, v=new.version, kind=commit.kind, seat=seat,
+                  player=player.id if player is not None else None,
+                  action=commit.detail[1] if commit.kind == "move" and len(commit.detail) > 1 else None,
+                  status=new.status.value)
+        else:
+            self.stats["conflicts"] += 1
+            self.metrics.commit_conflicts.inc()
+            event(log, "commit_conflict", room=new.id, v=new.version, expected=expected, found=found,
+                  kind=commit.kind, seat=seat, player=player.id if player is not None else None)
+        return ok

@@ -1,0 +1,167 @@
+"""The room store over Redis: load, commit, clocks, presence, the shared secret.
+
+Keys and their layout: :mod:`server.store.keys`; the scripts: :mod:`server.store.scripts`.
+The move path (``commit``, ``load``, ``load_many``) goes through the client seam
+(:mod:`server.store.link`: the lean pipelined client or redis-py), everything else through a
+bounded redis-py pool.
+
+Durability: the embedded server runs ``appendfsync always``, so Redis fsyncs the AOF before it
+sends the script's reply and the PUBLISHed message (both leave in the same event-loop turn,
+after the fsync): an update frame is built from a durable commit. With an external server the
+commit also waits for ``WAITAOF 1 0`` (see docs/RELIABILITY.md, "Faults", for the trade-off
+with ``appendfsync everysec``).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import ResponseError
+
+from . import scripts
+from .keys import CLOCKS, LOBBY, SECRET, channel, log_key, state_key, unpack, watchers_key
+from .link import open_link
+
+log = logging.getLogger("mineduel.store")
+
+
+class Store:
+    """Thin async wrapper over Redis; knows keys, not rules. The move path (``commit``,
+    ``load``) uses one pipelined connection (:mod:`server.resp`), the rest a redis-py pool."""
+
+    def __init__(self, url: str, waitaof: bool = False, max_connections: int = 64, lean: bool = True) -> None:
+        self.url = url
+        self.lean = lean
+        # Bounded: under a burst, callers wait for a free connection instead of opening hundreds.
+        # Timeouts: a Redis that stops answering fails calls (edges answer "unavailable")
+        # instead of hanging them; no retries: a failed commit is reported, never replayed.
+        pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=10,
+                                                        socket_timeout=5, socket_connect_timeout=2)
+        self.redis = aioredis.Redis(connection_pool=pool, decode_responses=False)
+        # the move path (commit, load) goes through the client seam: server/store/link.py
+        self.link = open_link(url, lean=lean, timeout_s=5, connect_timeout_s=2)
+        self._presence = self.redis.register_script(scripts.PRESENCE)
+        self.waitaof = waitaof
+
+    async def close(self) -> None:
+        await self.link.aclose()
+        await self.redis.aclose()
+
+    async def ping(self) -> bool:
+        try:
+            return bool(await self.redis.ping())
+        except Exception:
+            return False
+
+    # ------------------------------------------------------------------ rooms
+
+    async def load(self, room_id: str) -> tuple[int, bytes] | None:
+        """``(version, packed room)`` or ``None`` if the room does not exist."""
+        v, data = await self.link.execute("HMGET", state_key(room_id), "v", "data")
+        if v is None or data is None:
+            return None
+        return int(v), data
+
+    async def load_many(self, room_ids: Sequence[str]) -> list[bytes | None]:
+        """The packed rooms of ``room_ids`` (``None`` where one does not exist), read in one
+        pipelined batch: the pages that list rooms pay one round trip, not one per room."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for room_id in room_ids:
+                pipe.hget(state_key(room_id), "data")
+            return list(await pipe.execute())
+
+    async def commit(
+        self,
+        room_id: str,
+        expected: int | None,
+        version: int,
+        data: bytes,
+        log_entry: bytes,
+        message: bytes,
+        deadline_ms: int | None,
+        ttl_s: int | None = None,
+    ) -> tuple[bool, int | None]:
+        """Write version ``version`` iff the stored one is ``expected`` (``None`` = must not exist).
+
+        Returns ``(True, version)`` or ``(False, stored version or None)``. ``ttl_s`` (re)sets
+        the expiry of the room's state and log (``None``: keep them). When the settings ask
+        for it, waits until the write is fsynced to the AOF before returning.
+        """
+        ok, current = await self.link.evalsha(
+            scripts.COMMIT,
+            [state_key(room_id), log_key(room_id), channel(room_id), CLOCKS],
+            [
+                -1 if expected is None else expected, version, data, log_entry, message, room_id,
+                "" if deadline_ms is None else deadline_ms, "" if not ttl_s else int(ttl_s),
+            ],
+        )
+        if not ok:
+            return False, int(current) if current not in (b"", None) else None
+        if self.waitaof:
+            await self._wait_aof()
+        return True, version
+
+    async def _wait_aof(self) -> None:
+        try:
+            local, _replicas = await self.redis.execute_command("WAITAOF", 1, 0, 1000)
+            if int(local) < 1:
+                log.warning("WAITAOF: the write is not fsynced locally (is appendonly on?)")
+        except ResponseError as exc:  # an old server without WAITAOF: stop asking
+            log.warning("WAITAOF unsupported (%s); relying on the server's fsync policy", exc)
+            self.waitaof = False
+
+    async def durability(self) -> dict[str, str]:
+        """The server's ``appendonly`` and ``appendfsync`` settings (empty if CONFIG is refused)."""
+        try:
+            found = await self.redis.config_get("append*")
+        except ResponseError:
+            return {}
+        return {(k.decode() if isinstance(k, bytes) else k): (v.decode() if isinstance(v, bytes) else v)
+                for k, v in found.items() if k in (b"appendonly", b"appendfsync", "appendonly", "appendfsync")}
+
+    async def move_log(self, room_id: str) -> list[Any]:
+        return [unpack(x) for x in await self.redis.lrange(log_key(room_id), 0, -1)]
+
+    # ------------------------------------------------------------------ clocks, presence, secret
+
+    async def due_clocks(self, now_ms: int, limit: int = 100) -> list[str]:
+        ids = await self.redis.zrangebyscore(CLOCKS, "-inf", now_ms, start=0, num=limit)
+        return [i.decode() for i in ids]
+
+    async def drop_clock(self, room_id: str) -> None:
+        await self.redis.zrem(CLOCKS, room_id)
+
+    async def list_room(self, room_id: str, created_ms: int, keep: int, max_age_ms: int) -> None:
+        """Put a room on the home page's list; the list keeps its newest ``keep`` entries that
+        are at most ``max_age_ms`` old."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(LOBBY, {room_id: created_ms})
+            pipe.zremrangebyscore(LOBBY, "-inf", created_ms - max_age_ms)
+            pipe.zremrangebyrank(LOBBY, 0, -keep - 1)
+            await pipe.execute()
+
+    async def listed_rooms(self, count: int) -> list[str]:
+        """The newest ``count`` listed room ids."""
+        return [raw.decode() for raw in await self.redis.zrevrange(LOBBY, 0, count - 1)]
+
+    async def unlist(self, room_ids: Sequence[str]) -> None:
+        if room_ids:
+            await self.redis.zrem(LOBBY, *room_ids)
+
+    async def set_watchers(self, room_id: str, process_id: str, count: int, ttl_s: int, publish: bool) -> int:
+        """Set this process's spectator count for a room; returns the total over processes."""
+        total = await self._presence(
+            keys=[watchers_key(room_id), channel(room_id)],
+            args=[process_id, count, ttl_s, "1" if publish else "0"],
+        )
+        return int(total)
+
+    async def shared_secret(self) -> str:
+        """A random signing key created once and shared through Redis."""
+        await self.redis.set(SECRET, secrets.token_hex(32), nx=True)
+        value = await self.redis.get(SECRET)
+        return value.decode()

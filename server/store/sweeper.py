@@ -1,0 +1,61 @@
+"""The clock sweeper: every process periodically claims the timeout of rooms whose flag fell.
+
+Rooms with a running clock sit in the ``clocks`` ZSET scored by their deadline (the commit
+script keeps it current). Any number of processes may sweep at once: the timeout is decided
+by the room core (:class:`~server.core.decide.ClaimTimeout`) and committed through the same
+compare-and-set as a move, so it happens once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from ..core.decide import ClaimTimeout, Refused
+from ..core.room import Status
+from ..logs import event
+from .service import RoomRefused, RoomService
+
+log = logging.getLogger("mineduel.sweeper")
+
+
+async def sweep_once(rooms: RoomService, limit: int = 100) -> int:
+    """Claim the timeout of every due room (at most ``limit``); returns how many ended."""
+    ended = 0
+    store = rooms.store
+    for room_id in await store.due_clocks(rooms.now_ms(), limit):
+        try:
+            room = await rooms.act(room_id, None, ClaimTimeout())
+        except RoomRefused as exc:
+            if exc.code is Refused.UNKNOWN_ROOM:  # expired or never there: nothing to time
+                await store.drop_clock(room_id)
+            else:
+                log.warning("timeout of room %s refused: %s", room_id, exc.code.value)
+            continue
+        except Exception:
+            log.exception("timeout of room %s failed", room_id)
+            continue
+        ended += room.status is Status.OVER
+        if room.deadline_ms() is None and room.status is not Status.OVER:  # nothing runs there: stale
+            await store.drop_clock(room_id)
+    return ended
+
+
+async def run(rooms: RoomService, interval_s: float) -> None:
+    """Sweep every ``interval_s`` until cancelled. While Redis is away each tick fails: the
+    first failure is logged (and every one counted), then one line when sweeping works again."""
+    failing = 0
+    while True:
+        try:
+            await sweep_once(rooms)
+            if failing:
+                event(log, "sweep_resumed", failed_ticks=failing)
+                failing = 0
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # Redis briefly away: try again next tick
+            rooms.metrics.redis_errors.labels("sweep").inc()
+            if not failing:
+                event(log, "redis_error", level=logging.WARNING, op="sweep", error=type(exc).__name__)
+            failing += 1
+        await asyncio.sleep(interval_s)

@@ -1,0 +1,1 @@
+"""The browser's pages and the HTML view model (templates in ``web/templates``)."""

@@ -1,0 +1,84 @@
+"""The static files of the browser pages, read once and served with long-lived caching.
+
+htmx and its websocket extension come from ``web/node_modules`` (installed from the npm
+registry, pinned exactly, never from a CDN); the rest from ``web/static``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import mimetypes
+from dataclasses import dataclass
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .html_codec import WEB_DIR
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+NODE_ASSETS = {
+    "htmx.min.js": Path("node_modules/htmx.org/dist/htmx.min.js"),
+    "ws.min.js": Path("node_modules/htmx-ext-ws/dist/ws.min.js"),
+}
+_COMPRESSIBLE = (".js", ".css", ".svg")
+
+
+@dataclass(frozen=True, slots=True)
+class Asset:
+    body: bytes
+    gzipped: bytes | None
+    media_type: str
+    etag: str
+
+
+class Assets:
+    """The static files, read once: htmx from ``web/node_modules``, the rest from ``web/static``.
+
+    One version hash covers all of them, so relative URLs inside the CSS (icons) stay valid:
+    ``/static/v/<version>/<path>``. A request for another version (a page from before a deploy)
+    still gets the current file, but with ``no-cache`` instead of the one-year immutable cache.
+    """
+
+    def __init__(self, web_dir: Path = WEB_DIR) -> None:
+        files: dict[str, Path] = {name: web_dir / rel for name, rel in NODE_ASSETS.items()}
+        static = web_dir / "static"
+        if static.is_dir():
+            for path in sorted(static.rglob("*")):
+                if path.is_file():
+                    files[path.relative_to(static).as_posix()] = path
+        self.files: dict[str, Asset] = {}
+        self.missing: list[str] = []
+        digest = hashlib.sha256()
+        for name, path in sorted(files.items()):
+            try:
+                body = path.read_bytes()
+            except OSError:
+                self.missing.append(name)
+                continue
+            digest.update(name.encode() + b"\0" + body + b"\0")
+            media = mimetypes.guess_type(name)[0] or "application/octet-stream"
+            if media.startswith("text/") or media in ("application/javascript", "image/svg+xml"):
+                media += "; charset=utf-8"
+            zipped = gzip.compress(body, 9, mtime=0) if name.endswith(_COMPRESSIBLE) else None
+            tag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
+            self.files[name] = Asset(body, zipped if zipped and len(zipped) < len(body) else None, media, tag)
+        self.version = digest.hexdigest()[:12]
+
+    def url(self, name: str) -> str:
+        return f"/static/v/{self.version}/{name}"
+
+    def response(self, request: Request, version: str, name: str) -> Response:
+        asset = self.files.get(name)
+        if asset is None:
+            return Response("not found", status_code=404, media_type="text/plain")
+        cache = IMMUTABLE if version == self.version else "no-cache"
+        headers = {"cache-control": cache, "etag": asset.etag, "vary": "accept-encoding"}
+        if request.headers.get("if-none-match") == asset.etag:
+            return Response(status_code=304, headers=headers)
+        body = asset.body
+        if asset.gzipped is not None and "gzip" in request.headers.get("accept-encoding", ""):
+            body = asset.gzipped
+            headers["content-encoding"] = "gzip"
+        return Response(body, media_type=asset.media_type, headers=headers)

@@ -1,0 +1,266 @@
+"""The browser's "html" codec: rooms and views rendered into HTML fragments, nothing else.
+
+Pure rendering: no I/O; the only outside fact read is the wall clock, for the time left on a
+game clock (``now_ms`` arguments; the Codec methods, which have none, read it themselves).
+What each element says comes from :mod:`server.web.view_model`; the Jinja2 macros in
+``web/templates/_room.html`` decide the markup. Pages and websocket frames use the same
+macros, so a live page and a reloaded one are byte-for-byte the same HTML.
+
+Every dynamic part of a room page is an element with a stable ``id`` (see :data:`AREAS`). A
+websocket frame is a run of such top-level elements; the htmx ws extension swaps each one
+out-of-band by ``id``. A snapshot frame carries every area; an update frame only the changed
+cells, the player cards, the status, the mines counter, the new move-list lines (prepended
+with ``hx-swap-oob="afterbegin:#moves"``) and the version input.
+
+Secrets: everything comes from ``room.view(viewer)``; the only per-viewer facts are the
+viewer's own wrong marks, which the engine puts in that seat's view alone.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
+
+from engine import SPECTATOR, Event, Explore, Mark, cell_name
+
+from ..core.room import Room, Status
+from .view_model import (
+    ReplayLook,
+    board_looks,
+    cell_look,
+    clock_looks,
+    fair_look,
+    move_text,
+    outcome_text,
+    player_looks,
+    player_names,
+    score_text,
+    status_look,
+)
+
+WEB_DIR = Path(__file__).resolve().parent.parent.parent / "web"
+TEMPLATES_DIR = WEB_DIR / "templates"
+
+SNAPSHOT_MARK = "<!--snapshot-->"
+"""First bytes of every snapshot frame: lets a browser connection tell a snapshot (which
+resets its selection) from an update without parsing HTML."""
+
+
+def make_env(templates: Path = TEMPLATES_DIR) -> Environment:
+    """The one Jinja2 environment of the browser edge (autoescape on for every template)."""
+    env = Environment(
+        loader=FileSystemLoader(str(templates)),
+        autoescape=select_autoescape(["html", "xml"], default_for_string=True, default=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+    )
+    env.globals["asset"] = lambda path: f"/static/{path}"  # pages.py installs the versioned one
+    env.filters["signed"] = score_text
+    return env
+
+
+# ---------------------------------------------------------------------- the codec
+
+
+class HtmlCodec:
+    """The ``"html"`` codec of :mod:`server.fanout`: HTML fragments swapped by id."""
+
+    name = "html"
+
+    def __init__(self, env: Environment | None = None) -> None:
+        self.env = env or make_env()
+        self._macros: Any = None
+
+    @property
+    def m(self) -> Any:
+        """The macros of ``_room.html`` (loaded once)."""
+        if self._macros is None:
+            self._macros = self.env.get_template("_room.html").module
+        return self._macros
+
+    # ------------------------------------------------------------------ areas
+
+    def areas(self, room: Room, viewer: int, now_ms: int | None = None, at: int | None = None) -> dict[str, Markup]:
+        """Every dynamic element of the room page for ``viewer``, by id.
+
+        ``at``: for a finished game, show the replay position after ``at`` moves instead of
+        the final board.
+        """
+        now = _now_ms() if now_ms is None else now_ms
+        view = room.view(viewer)
+        names = player_names(room)
+        over = room.status is Status.OVER
+        playable = viewer in (0, 1) and room.status is Status.PLAYING
+        m = self.m
+        out = {
+            "status": m.status(status_look(room, viewer), room.id, viewer),
+            "players": m.players(player_looks(room, viewer, now)),
+        }
+        if over:
+            # a finished game: the final board (or a replay position) and the replay bar
+            parts = self.replay(room, len(room.game.log) if at is None else at)
+            out.update({k: parts[k] for k in ("board", "mines-left", "moves")})
+            out["endgame"] = m.endgame({
+                "room_id": room.id,
+                "rematch": room.rematch,
+                "seated": viewer in (0, 1),
+                "replay": parts["look"],
+                "names": names,
+            })
+        else:
+            out.update({
+                "board": m.board(board_looks(view, names, playable=playable), view.width, playable, over),
+                "mines-left": m.mines_left(view.mines_left, view.total_mines),
+                "moves": m.moves([move_text(line, names) for line in reversed(view.moves)]),
+                "endgame": m.endgame(None),
+            })
+        out.update({
+            "fair": m.fair(fair_look(view)),
+            "notice": m.notice(""),
+            "hb": m.heartbeat(),
+            "seen-v": m.seen_version(room.version),
+            "selection": m.selection(None, playable, False),
+        })
+        return out
+
+    def selection_panel(self, panel: dict[str, str] | None, playable: bool, confirming_resign: bool = False) -> str:
+        """Only the selection panel (``panel``: ``{"name": "f6", "action": "explore"}`` or ``None``)."""
+        return str(self.m.selection(panel, playable, confirming_resign))
+
+    def replay(self, room: Room, at: int) -> dict[str, Any]:
+        """The board, move list and replay bar of a finished game after ``at`` log entries
+        (clamped to the game; ``look`` is the :class:`ReplayLook`; the others are elements
+        swapped by id). Raises ``ValueError`` before the end."""
+        log = room.game.log
+        at = max(0, min(at, len(log)))
+        view = room.game.position(at)
+        names = player_names(room)
+        shown = len(view.moves)
+        final = room.view(SPECTATOR)
+        if at == 0:
+            line = "The start"
+        elif isinstance(log[at - 1][1], (Explore, Mark)):
+            line = move_text(final.moves[shown - 1], names).text
+        else:
+            line = outcome_text(final.outcome, view.scores, names, SPECTATOR) if final.outcome else ""
+        look = ReplayLook(room.id, at, len(log), view.scores, line)
+        m = self.m
+        return {
+            "board": m.board(board_looks(view, names, playable=False, end="final" if at == len(log) else "replay"),
+                             view.width, False, True),
+            # the move list as it stood after move ``at``, newest (the current one) first
+            "moves": m.moves([move_text(x, names) for x in reversed(final.moves[:shown])],
+                             shown if at < len(log) else None),
+            "mines-left": m.mines_left(view.mines_left, view.total_mines),
+            "replay": m.replay(look, names),
+            "look": look,
+        }
+
+    # ------------------------------------------------------------------ Codec
+
+    def snapshot(self, room: Room, viewer: int) -> str:
+        parts = self.areas(room, viewer)
+        return SNAPSHOT_MARK + "".join(parts.values())
+
+    def update(self, old: Room, new: Room, viewer: int, events: Sequence[Event]) -> str:
+        if (
+            old.status is not Status.PLAYING
+            or new.status is not Status.PLAYING
+            or old.players != new.players
+            or old.commitment != new.commitment
+        ):
+            # joins, the end, rematch offers: rare, so the whole picture
+            return self.snapshot(new, viewer)
+        a, b = old.view(viewer), new.view(viewer)
+        change = new.game.diff(a, b)
+        if "moves" in change.changed:
+            return self.snapshot(new, viewer)
+        names = player_names(new)
+        m = self.m
+        out = [
+            m.cell(cell_look(b, r, c, names, playable=viewer in (0, 1)))
+            for r, c, _ch in change.cells
+        ]
+        out.append(m.players(player_looks(new, viewer, _now_ms())))
+        out.append(m.status(status_look(new, viewer), new.id, viewer))
+        if b.mines_left != a.mines_left:
+            out.append(m.mines_left(b.mines_left, b.total_mines))
+        if change.moves:
+            lines = [move_text(line, names) for line in reversed(change.moves)]
+            out.append(m.moves_prepend(lines))
+        if viewer in (0, 1):
+            out.append(m.seen_version(new.version))
+        return "".join(out)
+
+    def presence(self, room: Room, spectators: int) -> str:
+        return str(self.m.spectators(spectators))
+
+    def error(self, code: str, message: str, v: int | None = None) -> str:
+        """The page keeps its version in ``#seen-v`` (snapshots and updates set it): ``v`` adds nothing here."""
+        out = str(self.m.notice(message, "error"))
+        if code == "unavailable":  # Redis is unreachable: the banner too (see heartbeat)
+            out += str(self.m.heartbeat(True))
+        return out
+
+    # ------------------------------------------------------------------ per connection
+
+    def notice(self, message: str, kind: str = "info") -> str:
+        return str(self.m.notice(message, kind))
+
+    def heartbeat(self, room: Room | None = None, now_ms: int | None = None, interrupted: bool = False) -> str:
+        """The heartbeat element (restarts the "connection lost" countdown), plus the clocks
+        at ``now_ms`` when ``room`` has a running one. ``interrupted``: the server cannot reach
+        its store; the element then shows the "service interrupted" banner at once."""
+        out = str(self.m.heartbeat(interrupted))
+        if room is not None and room.clock is not None:
+            looks = clock_looks(room, _now_ms() if now_ms is None else now_ms)
+            if looks:
+                out += "".join(str(self.m.clock(look)) for look in looks)
+        return out
+
+    def selection(
+        self,
+        room: Room,
+        viewer: int,
+        cells: Iterable[tuple[int, int]],
+        selected: tuple[tuple[int, int], str] | None,
+        *,
+        focus: tuple[int, int] | None = None,
+        confirming_resign: bool = False,
+    ) -> str:
+        """One connection's selection: the given cells redrawn (with the selection on the
+        selected one, ``autofocus`` on ``focus``) and the selection panel."""
+        view = room.view(viewer)
+        names = player_names(room)
+        playable = viewer in (0, 1) and room.status is Status.PLAYING
+        out = []
+        for cell in dict.fromkeys(cells):
+            sel = selected[1] if selected is not None and selected[0] == cell else None
+            out.append(self.m.cell(cell_look(view, *cell, names, playable=playable, selected=sel,
+                                             autofocus=cell == focus)))
+        panel = None
+        if selected is not None:
+            panel = {"name": cell_name(selected[0]), "action": selected[1]}
+        out.append(self.m.selection(panel, playable, confirming_resign))
+        return "".join(str(x) for x in out)
+
+
+def oob(element: str) -> str:
+    """``element`` marked for an out-of-band swap by id (htmx HTTP responses need the marker;
+    websocket frames do not: the ws extension swaps every top-level element by id)."""
+    return re.sub(r"^<([a-z]+) ", r'<\1 hx-swap-oob="true" ', str(element), count=1)
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+AREAS = ("status", "players", "board", "mines-left", "moves", "fair", "endgame", "notice", "hb", "seen-v", "selection")
+"""The ids of the dynamic areas of a room page (``spectators`` is sent by presence frames)."""

@@ -1,0 +1,126 @@
+"""What the room server asks of a game (engine.game.Game), as the duel provides it: copies,
+the event codec, the public record, replay positions, restoring by kind."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import (
+    GAMES,
+    SPECTATOR,
+    Duel,
+    Explore,
+    Mark,
+    Resign,
+    event_from_data,
+    event_to_data,
+    move_from_data,
+    restore,
+    verify,
+)
+from engine.events import _EVENT_TAGS
+
+
+def random_game(seed: int, max_moves: int = 300) -> list[Duel]:
+    """Every version of one game of random explores and marks (wrong ones too)."""
+    rng = random.Random(seed)
+    duel = Duel.new(random.Random(seed), first=0)
+    versions = [duel]
+    for _ in range(max_moves):
+        if duel.outcome is not None:
+            break
+        duel = duel.copy()
+        cell = rng.choice([c for c in duel.geo.cells if duel.is_hidden(c)])
+        duel.apply(duel.to_move, Mark(cell) if rng.random() < 0.4 else Explore(cell))
+        versions.append(duel)
+    return versions
+
+
+def test_a_copy_is_equal_independent_and_has_every_attribute() -> None:
+    rng = random.Random(3)
+    duel = Duel.new(random.Random(1), first=0)
+    for _ in range(40):
+        if duel.outcome is not None:
+            break
+        copy = duel.copy()
+        assert copy == duel and sorted(vars(copy)) == sorted(vars(duel))  # a new field is copied too
+        before = duel.snapshot()
+        cell = rng.choice([c for c in copy.geo.cells if copy.is_hidden(c)])
+        move = Mark(cell) if rng.random() < 0.3 else Explore(cell)
+        copy.apply(copy.to_move, move)
+        assert duel.snapshot() == before  # the original is untouched
+        duel.apply(duel.to_move, move)
+        assert duel == copy and duel.view(0) == copy.view(0)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 10**6))
+def test_every_event_round_trips_through_its_plain_form(seed: int) -> None:
+    rng = random.Random(seed)
+    duel = Duel.new(random.Random(seed), first=0)
+    seen = set()
+    while duel.outcome is None:
+        cell = rng.choice([c for c in duel.geo.cells if duel.is_hidden(c)])
+        move = Resign() if rng.random() < 0.01 else Mark(cell) if rng.random() < 0.4 else Explore(cell)
+        for event in duel.apply(duel.to_move, move):
+            data = event_to_data(event)
+            assert data["t"] == _EVENT_TAGS[type(event)] and "audience" not in data
+            assert event_from_data(data, event.audience) == event
+            seen.add(type(event))
+    assert len(seen) >= 4
+    for bad in ({}, {"t": "boom"}, {"t": "turn_changed"}, {"t": "mine_shown", "cell": [1], "seat": 0, "claim": "x"}):
+        with pytest.raises(ValueError):
+            event_from_data(bad)
+
+
+def test_the_record_is_published_only_at_the_end_and_replays_the_game() -> None:
+    versions = random_game(11)
+    with pytest.raises(ValueError):
+        versions[len(versions) // 2].record()
+    final = versions[-1]
+    record = final.record()
+    assert verify(record["commitment"], record["width"], record["height"], [tuple(m) for m in record["mines"]],
+                  record["salt"])
+    replayed = Duel.replay(final.setup, [(seat, move_from_data(rest)) for seat, *rest in record["moves"]])
+    assert replayed == final and record["lines"] == [m.to_data() for m in final.view(SPECTATOR).moves]
+    assert record["outcome"] == final.outcome.to_data() and record["scores"] == final.scores
+
+
+def test_a_replay_position_is_the_public_board_of_that_step_with_the_end_published() -> None:
+    versions = random_game(12)
+    final = versions[-1]
+    with pytest.raises(ValueError):
+        versions[1].position(0)
+    for bad in (-1, len(final.log) + 1):
+        with pytest.raises(ValueError):
+            final.position(bad)
+    assert final.position(len(final.log)) == final.view(SPECTATOR)
+    for at in range(len(final.log)):
+        view = final.position(at)
+        then = versions[at]
+        assert view.rows == then.view(SPECTATOR).rows and view.scores == tuple(then.scores)
+        assert set(view.mines) == set(final.setup.mines)  # the layout, published at the end
+        assert view.wrong_marks == tuple(tuple(sorted(m)) for m in then.wrong_marks)
+        assert [m.cell for m in view.moves] == [line.cell for line in then.lines]  # every cell named
+
+
+def test_the_number_a_never_opened_cell_would_show() -> None:
+    final = random_game(13)[-1]
+    view = final.view(SPECTATOR)
+    for cell in final.geo.cells:
+        assert view.neighbour_mines(cell) == sum(1 for n in final.geo.neighbours(cell) if n in final.setup.mines)
+    with pytest.raises(ValueError):
+        Duel.new(random.Random(1), first=0).view(SPECTATOR).neighbour_mines((0, 0))
+
+
+def test_a_game_is_restored_by_its_kind() -> None:
+    for duel in random_game(14)[::7]:
+        assert restore(duel.kind, duel.snapshot()) == duel
+        assert restore("duel", duel.snapshot(), previous=duel) == duel
+    assert GAMES["duel"] is Duel and Duel.seats == 2 and Duel.viewers == (0, 1, SPECTATOR)
+    with pytest.raises(ValueError):
+        restore("chess", {})

@@ -1,0 +1,80 @@
+"""In-process room server parts on the real Valkey: the same wiring as the app (``Parts``)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from server.app import Parts
+from server.edge.codec_msgpack import MsgpackCodec
+from server.metrics import Metrics
+from server.store.cache import RoomCache
+from server.store.pubsub import PubSub, open_pubsub
+from server.store.service import RoomService
+from server.store.store import Store
+from tests.conftest import app_settings
+
+
+def sample(metrics: Metrics, name: str, **labels: str) -> float:
+    """A metric's current value as ``/metrics`` would show it (0 when never set)."""
+    return metrics.registry.get_sample_value(name, labels) or 0.0
+
+
+def other_process(store: Store) -> RoomService:
+    """A room service as another server process has it: its own cache, no hub of ours."""
+    return RoomService(store, RoomCache(), Metrics())
+
+
+@pytest.fixture
+async def parts(redis_url: str) -> AsyncIterator[Parts]:
+    built = Parts.build(redis_url, app_settings(redis_url=redis_url), {"msgpack": MsgpackCodec()}, Metrics())
+    await built.hub.start()
+    try:
+        yield built
+    finally:
+        await built.hub.stop()
+        await built.store.close()
+
+
+@pytest.fixture
+async def gated(redis_url: str) -> AsyncIterator[tuple[Parts, "GatedPubSub"]]:
+    """:func:`parts` whose hub reads its pub/sub messages through a :class:`GatedPubSub`."""
+    settings = app_settings(redis_url=redis_url)
+    gate = GatedPubSub(open_pubsub(redis_url, lean=settings.lean_redis))
+    built = Parts.build(redis_url, settings, {"msgpack": MsgpackCodec()}, Metrics(), pubsub=gate)
+    await built.hub.start()
+    try:
+        yield built, gate
+    finally:
+        if gate.open is not None:
+            gate.open.set()
+        await built.hub.stop()
+        await built.store.close()
+
+
+class GatedPubSub:
+    """A pub/sub link whose messages wait at a gate the test opens: what the hub reads, and
+    when, is up to the test (it races an attach against a message deterministically)."""
+
+    def __init__(self, inner: PubSub) -> None:
+        self.inner = inner
+        self.open = None  # set on the loop by the test: an asyncio.Event
+
+    async def connect(self, timeout_s: float = 5.0) -> None:
+        await self.inner.connect(timeout_s)
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+    async def subscribe(self, *channels: str) -> None:
+        await self.inner.subscribe(*channels)
+
+    async def unsubscribe(self, *channels: str) -> None:
+        await self.inner.unsubscribe(*channels)
+
+    async def read(self) -> tuple[str, str, object]:
+        item = await self.inner.read()
+        if item[0] == "message" and self.open is not None:
+            await self.open.wait()
+        return item

@@ -1,0 +1,129 @@
+"""The hub in-process on the real Valkey: conflicts and slow consumers counted, and a version
+that reached a socket before its own pub/sub message."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+
+from engine import SPECTATOR, Resign
+from server.app import Parts
+from server.core.decide import Play
+from server.core.room import Player
+from server.edge import new_game
+from server.edge.outbox import Outbox
+from server.store.keys import unpack
+from tests.conftest import app_settings
+
+from ..helpers import pick_move, referee
+from .conftest import GatedPubSub, other_process, sample
+
+POLLS = 200  # bounded waits on a condition, 50 ms apart
+ANNA, BEN = Player("gA", "Anna"), Player("gB", "Ben")
+
+
+def outbox(send, maxsize: int = 64) -> Outbox:  # noqa: ANN001 - an async send function
+    async def close(_code: int, _reason: str) -> None:
+        pass
+
+    return Outbox(SPECTATOR, "msgpack", None, send, close, maxsize=maxsize, inline=app_settings().inline_send)
+
+
+def recorder(into: list) -> Outbox:
+    async def send(frame: bytes) -> None:
+        into.append(unpack(frame))
+
+    return outbox(send)
+
+
+async def wait_for(condition) -> None:  # noqa: ANN001 - a predicate
+    for _ in range(POLLS):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("condition never met")
+
+
+async def test_a_change_decided_on_a_cache_that_is_behind_loses_the_race_and_is_decided_again(
+        gated: tuple[Parts, GatedPubSub]) -> None:
+    parts, gate = gated
+    metrics = parts.rooms.metrics
+    room = await parts.rooms.create(new_game.duel("brettspielnetz", 3), (ANNA, BEN))
+    box = recorder([])
+    writer = asyncio.create_task(box.run())
+    try:
+        await parts.hub.attach(room.id, box)  # watched here: the cache holds version 1
+        gate.open = asyncio.Event()  # hold the messages: the cache stays at version 1
+        await other_process(parts.store).act(room.id, ANNA, Play(pick_move(referee(3), random.Random(3))),
+                                             room.version)
+        assert parts.cache.latest(room.id).version == room.version
+        resigned = await parts.rooms.act(room.id, BEN, Play(Resign()), None)  # decided on v1, lost, again on v2
+        assert resigned.version == room.version + 2 and resigned.game.outcome.winner == 0
+        assert sample(metrics, "mineduel_commit_conflicts_total") == 1
+        assert parts.rooms.stats["conflicts"] == 1
+        gate.open.set()
+        await wait_for(lambda: box.version == resigned.version)
+    finally:
+        writer.cancel()
+        await parts.hub.detach(room.id, box)
+
+
+async def test_a_connection_that_stops_reading_is_dropped_as_a_slow_consumer(parts: Parts, caplog) -> None:
+    metrics = parts.rooms.metrics
+    other = other_process(parts.store)
+    stuck = asyncio.Event()
+
+    async def never_sent(_frame) -> None:  # a peer that stopped reading: the send never completes
+        await stuck.wait()
+
+    box = outbox(never_sent, maxsize=2)
+    writer = asyncio.create_task(box.run())
+    try:
+        room = await parts.rooms.create(new_game.duel("brettspielnetz", 3), (ANNA, BEN))
+        duel, rng = referee(3), random.Random(3)
+        caplog.set_level(logging.INFO, logger="mineduel")
+        await parts.hub.attach(room.id, box)  # snapshot + presence: the queue is full
+        for _ in range(4):
+            seat = duel.to_move
+            move = pick_move(duel, rng)
+            await other.act(room.id, (ANNA, BEN)[seat], Play(move), None)
+            duel.apply(seat, move)
+            if box.closed:
+                break
+        await wait_for(lambda: sample(metrics, "mineduel_slow_consumers_dropped_total") == 1)
+        assert box.close_code == 1013
+        lines = [r.getMessage() for r in caplog.records if "event=slow_consumer_dropped" in r.getMessage()]
+        assert len(lines) == 1 and f"room={room.id}" in lines[0]
+    finally:
+        stuck.set()
+        writer.cancel()
+        await parts.hub.detach(room.id, box)
+
+
+async def test_a_version_loaded_before_its_message_arrives_still_reaches_every_socket(
+        gated: tuple[Parts, GatedPubSub]) -> None:
+    """A refresh (after an outage) or an attach may load a room version from Redis before that
+    version's pub/sub message reaches the hub. When the message comes, the sockets still behind
+    must get it (as a snapshot) instead of being skipped — which left them stuck until the next
+    move. Made deterministic by holding the hub's messages at a gate."""
+    parts, gate = gated
+    got: dict[str, list] = {"a": [], "b": []}
+    a, b = recorder(got["a"]), recorder(got["b"])
+    writers = [asyncio.create_task(a.run()), asyncio.create_task(b.run())]
+    try:
+        room = await parts.rooms.create(new_game.duel("brettspielnetz", 3), (ANNA, BEN))
+        await parts.hub.attach(room.id, a)
+        gate.open = asyncio.Event()  # hold the messages: the next commit's waits at the gate
+        await other_process(parts.store).act(room.id, ANNA, Play(pick_move(referee(3), random.Random(3))),
+                                             room.version)
+        await parts.hub.attach(room.id, b)  # loads v+1 from Redis before its message is read
+        assert b.version == room.version + 1 and a.version == room.version
+        gate.open.set()  # the message arrives now
+        await wait_for(lambda: a.version == room.version + 1)
+        assert any(f["t"] == "snapshot" and f["v"] == room.version + 1 for f in got["a"])
+    finally:
+        for w in writers:
+            w.cancel()
+        await parts.hub.detach(room.id, a)
+        await parts.hub.detach(room.id, b)

@@ -1,0 +1,94 @@
+"""The client seam takes every URL redis-py takes: the lean client where it can serve the URL
+(``redis://``, ``unix://``, with a password and a database), redis-py for the rest and when
+the lean client is switched off. Both links and both pub/sub connections do the same work
+against a Valkey that wants a password and also listens on a unix socket."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from server.embedded_redis import EmbeddedRedis
+from server.store.link import LeanLink, RedisPyLink, open_link
+from server.store.pubsub import LeanPubSub, RedisPyPubSub, open_pubsub
+
+PASSWORD = "s3cret/pass"
+
+
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[EmbeddedRedis, Path]]:
+    base = tmp_path_factory.mktemp("guarded")
+    sock = base / "valkey.sock"
+    server = EmbeddedRedis(base, extra_args=("--requirepass", PASSWORD, "--unixsocket", str(sock),
+                                             "--unixsocketperm", "700")).start()
+    yield server, sock
+    server.stop()
+
+
+def urls(server: EmbeddedRedis, sock: Path) -> list[str]:
+    quoted = PASSWORD.replace("/", "%2F")
+    return [f"redis://:{quoted}@127.0.0.1:{server.port}/2", f"unix://:{quoted}@{sock}?db=2"]
+
+
+def test_the_lean_client_serves_what_it_can_and_redis_py_the_rest() -> None:
+    assert isinstance(open_link("redis://127.0.0.1:1/0"), LeanLink)
+    assert isinstance(open_link("unix:///tmp/x.sock?db=3"), LeanLink)
+    for url in ("rediss://127.0.0.1:1/0", "redis://127.0.0.1:1/0?socket_timeout=3", "unix:///tmp/x.sock?foo=1"):
+        assert isinstance(open_link(url), RedisPyLink), url
+        assert isinstance(open_pubsub(url), RedisPyPubSub), url
+    assert isinstance(open_link("redis://127.0.0.1:1/0", lean=False), RedisPyLink)
+    assert isinstance(open_pubsub("redis://127.0.0.1:1/0"), LeanPubSub)
+    assert isinstance(open_pubsub("redis://127.0.0.1:1/0", lean=False), RedisPyPubSub)
+
+
+@pytest.mark.parametrize("lean", [True, False])
+async def test_commands_and_scripts_over_tcp_and_unix_with_a_password_and_a_database(guarded, lean: bool) -> None:
+    server, sock = guarded
+    for url in urls(server, sock):
+        link = open_link(url, lean=lean)
+        assert isinstance(link, LeanLink if lean else RedisPyLink)
+        try:
+            await link.execute("SET", "link-test", url)
+            assert await link.execute("GET", "link-test") == url.encode()
+            assert await link.evalsha("return {KEYS[1], ARGV[1]}", ["k"], [7]) == [b"k", b"7"]
+            # the database of the URL: db 0 does not hold the key
+            other = open_link(f"redis://:{PASSWORD.replace('/', '%2F')}@127.0.0.1:{server.port}/0", lean=lean)
+            try:
+                assert await other.execute("GET", "link-test") is None
+            finally:
+                await other.aclose()
+        finally:
+            await link.aclose()
+
+
+@pytest.mark.parametrize("lean", [True, False])
+async def test_pub_sub_over_tcp_and_unix_with_a_password(guarded, lean: bool) -> None:
+    server, sock = guarded
+    for url in urls(server, sock):
+        ps = open_pubsub(url, lean=lean)
+        link = open_link(url)
+        try:
+            await ps.connect()
+            await ps.subscribe("chan-test")
+            assert await asyncio.wait_for(ps.read(), 5) == ("subscribe", "chan-test", 1)
+            await link.execute("PUBLISH", "chan-test", b"hello")
+            assert await asyncio.wait_for(ps.read(), 5) == ("message", "chan-test", b"hello")
+        finally:
+            await ps.close()
+            await link.aclose()
+
+
+@pytest.mark.parametrize("lean", [True, False])
+async def test_a_wrong_password_fails_to_connect(guarded, lean: bool) -> None:
+    server, _sock = guarded
+    url = f"redis://:wrong@127.0.0.1:{server.port}/0"
+    link = open_link(url, lean=lean)
+    with pytest.raises(Exception) as failed:
+        await link.execute("PING")
+    assert "WRONGPASS" in str(failed.value) or "invalid" in str(failed.value).lower()
+    await link.aclose()
+    with pytest.raises(Exception):
+        await open_pubsub(url, lean=lean).connect()

@@ -1,0 +1,77 @@
+"""The room service on the real Valkey: retention, records, rematches, unknown rooms."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import redis.asyncio as aioredis
+
+from engine import Resign
+from server.app import Parts
+from server.core.decide import Join, Play, Refused
+from server.core.room import Player, Status
+from server.edge import new_game
+from server.store.cache import RoomCache
+from server.store.keys import log_key, state_key
+from server.store.service import Retention, RoomRefused, RoomService
+
+ANNA, BEN, CY = Player("gA", "Anna"), Player("gB", "Ben"), Player("gC", "Cy")
+POLLS = 200
+
+
+async def test_room_keys_expire_after_the_game_and_when_abandoned(parts: Parts, redis_url: str) -> None:
+    """Retention: every commit renews the expiry of the room's state and log — the idle TTL
+    while the game is unfinished, the finished TTL once it is over — so Redis does not keep
+    every game ever played."""
+    rooms = RoomService(parts.store, RoomCache(), parts.rooms.metrics, retention=Retention(1, 3600))
+    r = aioredis.Redis.from_url(redis_url)
+    try:
+        room = await rooms.create(new_game.duel("brettspielnetz", 5), (ANNA, BEN))
+        keys = (state_key(room.id), log_key(room.id))
+        for key in keys:
+            assert 60 < await r.ttl(key) <= 3600  # the idle TTL: abandoned now, it would go in an hour
+        await rooms.act(room.id, BEN, Play(Resign()))
+        for _ in range(POLLS):  # over: gone after a second
+            if not await r.exists(*keys):
+                break
+            await asyncio.sleep(0.05)
+        assert not await r.exists(*keys)
+        forever = RoomService(parts.store, RoomCache(), parts.rooms.metrics, retention=Retention(0, 0))
+        kept = await forever.create(new_game.duel("brettspielnetz", 5), (ANNA, BEN))
+        assert await r.ttl(state_key(kept.id)) == -1  # 0 = keep forever
+    finally:
+        await r.aclose()
+
+
+async def test_unknown_rooms_and_records_before_the_end_are_refused(parts: Parts) -> None:
+    with pytest.raises(RoomRefused) as e:
+        await parts.rooms.load("no-such-room")
+    assert e.value.code is Refused.UNKNOWN_ROOM and e.value.room is None
+    room = await parts.rooms.create(new_game.duel("coan", 2), (ANNA, None))
+    with pytest.raises(RoomRefused) as e:
+        await parts.rooms.record(room.id)
+    assert e.value.code is Refused.NOT_OVER
+    assert (await parts.rooms.act(room.id, BEN, Join())).players == (ANNA, BEN)
+    assert (await parts.rooms.act(room.id, BEN, Join())).version == 2  # seated already: unchanged
+    over = await parts.rooms.act(room.id, ANNA, Play(Resign()))
+    record = await parts.rooms.record(room.id)
+    assert record["id"] == room.id and record["v"] == over.version and record["moves"] == [[0, "resign"]]
+    assert record["players"] == [ANNA.to_data(), BEN.to_data()] and record["kind"] == "duel"
+
+
+async def test_a_rematch_is_made_once_with_the_seats_swapped(parts: Parts) -> None:
+    room = await parts.rooms.create(new_game.duel("brettspielnetz", 4), (ANNA, BEN))
+    with pytest.raises(RoomRefused) as e:
+        await parts.rooms.rematch(room.id, ANNA, new_game.rematch_of)
+    assert e.value.code is Refused.NOT_OVER
+    await parts.rooms.act(room.id, ANNA, Play(Resign()))
+    with pytest.raises(RoomRefused) as e:
+        await parts.rooms.rematch(room.id, CY, new_game.rematch_of)
+    assert e.value.code is Refused.NOT_SEATED
+    first, again = await asyncio.gather(parts.rooms.rematch(room.id, ANNA, new_game.rematch_of),
+                                        parts.rooms.rematch(room.id, BEN, new_game.rematch_of))
+    linked = await parts.rooms.load(room.id)
+    assert linked.rematch is not None and first.id == again.id == linked.rematch
+    fresh = await parts.rooms.load(linked.rematch)
+    assert fresh.players == (BEN, ANNA) and fresh.status is Status.PLAYING and fresh.version == 1
