@@ -72,6 +72,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import multiprocessing as mp
 import os
 import shlex
@@ -86,8 +87,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.openloop import Plan, raise_fd_limit, worker as openloop_worker  # noqa: E402
-from bench.serve import BenchServer, gauge_s  # noqa: E402
+from bench.openloop import Plan, raise_fd_limit
+from bench.openloop import worker as openloop_worker
+from bench.serve import BenchServer, gauge_s
 
 ROOT = Path(__file__).resolve().parent.parent
 TMPFS = "/dev/shm"
@@ -144,7 +146,7 @@ def percentile(sorted_ms: list[float], p: float) -> float:
 
 
 def fmt_ms(x: float | None) -> str:
-    if x is None or x != x:
+    if x is None or math.isnan(x):
         return "n/a"
     if x == float("inf"):
         return "inf"
@@ -152,7 +154,7 @@ def fmt_ms(x: float | None) -> str:
 
 
 def ratio(a: float | None, b: float | None) -> str:
-    if a is None or b is None or b == 0 or a != a or b != b:
+    if a is None or b is None or b == 0 or math.isnan(a) or math.isnan(b):
         return "n/a"
     if a == float("inf"):
         return "inf"
@@ -180,7 +182,8 @@ def git(*argv: str, cwd: Path = ROOT) -> str:
 def tree_label() -> str:
     try:
         sha = git("rev-parse", "--short", "HEAD")
-        dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "server", "engine"], cwd=ROOT).returncode != 0
+        dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "server", "engine"], cwd=ROOT,
+                               check=False).returncode != 0
         return f"{sha}{'+dirty' if dirty else ''}"
     except (OSError, subprocess.CalledProcessError):
         return "this tree"
@@ -314,6 +317,9 @@ def run_target(target: Target, rooms: int, args: argparse.Namespace) -> dict:
         return figs
     with BenchServer(env, root=target.root, data_parent=target.data_parent, baseline=target.kind == "baseline") as server:
         figs = drive(target.kind, server.url, server.pid_list, server.valkey_pid, rooms, args)
+        figs["served_by"] = (f"{'bench/baseline_app.py' if target.kind == 'baseline' else 'python -m server'} "
+                             f"in {server.root if target.kind == 'ours' else 'this tree'}, pid(s) {server.pid_list}, "
+                             f"data in {server.data_dir}")
         if target.kind == "ours":
             try:
                 figs["valkey_report"] = server.valkey_report()
@@ -353,6 +359,8 @@ def print_run(f: dict, args: argparse.Namespace) -> None:
     valkey = f"; valkey {pct(f['cpu_valkey'])} = {ms(f['valkey_ms'])}/msg" if f["cpu_valkey"] is not None else ""
     print(f"  CPU of one core: app {pct(f['cpu_app'])} = {ms(f['app_ms'])}/msg{valkey}; "
           f"client {pct(f['cpu_client'])} = {ms(f['client_ms'])}/msg (all processes)")
+    if "served_by" in f:
+        print(f"  server: {f['served_by']}")
     rss = f"  app RSS {f['rss0']:.0f} -> {f['rss1']:.0f} MB" if f["rss0"] and f["rss1"] else ""
     if "valkey_report" in f:
         print(f"{rss}; GC passes {f.get('gc', '?')}\n  {f['valkey_report']}")
@@ -369,14 +377,22 @@ def app_valkey_ms(f: dict) -> float | None:
 
 def print_round(figs: list[dict], baseline: dict | None) -> None:
     print(f"{'target':<28} {'p50':>7} {'p99':>7} {'max':>7} {'undeliv':>7} {'late':>5} "
-          f"{'app ms/msg':>10} {'+valkey':>8} {'client ms/msg':>13} {'p99/base':>8} {'cpu/base':>8} {'+valkey/base':>12}")
+          f"{'app ms/msg':>10} {'+valkey':>8} {'client ms/msg':>13} {'client %':>8} "
+          f"{'p99/base':>8} {'cpu/base':>8} {'+valkey/base':>12}")
     for f in figs:
         b = baseline if baseline is not None and f is not baseline else None
+        client = "n/a" if f["cpu_client"] is None else f"{f['cpu_client']:.0f}%"
         print(f"{f['label']:<28} {fmt_ms(f['p50']):>7} {fmt_ms(f['p99']):>7} {fmt_ms(f['max']):>7} "
               f"{f['undelivered']:>7} {f['late']:>5} {fmt_ms(f['app_ms']):>10} {fmt_ms(app_valkey_ms(f)):>8} "
-              f"{fmt_ms(f['client_ms']):>13} "
+              f"{fmt_ms(f['client_ms']):>13} {client:>8} "
               f"{ratio(f['p99'], b['p99']) if b else '':>8} {ratio(f['app_ms'], b['app_ms']) if b else '':>8} "
               f"{ratio(app_valkey_ms(f), b['app_ms']) if b else '':>12}")
+    first = figs[0]
+    for f in figs[1:]:
+        if f["kind"] == "ours":
+            print(f"{first['label']} / {f['label']}: p99 {ratio(first['p99'], f['p99'])}, "
+                  f"app CPU/msg {ratio(first['app_ms'], f['app_ms'])}, "
+                  f"app+valkey CPU/msg {ratio(app_valkey_ms(first), app_valkey_ms(f))}")
     sys.stdout.flush()
 
 
@@ -553,7 +569,7 @@ def idle(args: argparse.Namespace) -> None:
     barrier.wait(timeout=600)
     for p in procs:
         p.join(timeout=60)
-    print(f"bench wall time {time.monotonic() - t0:.1f}s")
+    print(f"idle wall time {time.monotonic() - t0:.1f}s")
 
 
 def mode_idle(args: argparse.Namespace) -> None:

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgpack
+from picows import WSCloseCode, WSListener, WSMsgType, ws_connect
 
 TIMER_EARLY_NS = 1_000_000
 """Timers are armed this much before their slot: uvloop's (libuv's) have 1 ms granularity and
@@ -159,10 +160,8 @@ class OpenLoopClient:
         base = self.plan.url.replace("http://", "ws://").rstrip("/")
         return base + (f"/api/v1/games/{room_id}/ws" if self.ours else f"/rooms/{room_id}/ws")
 
-    async def open_conns(self, room: Room, room_id: str, tokens: list[str] | None, gen: int) -> list["Conn"]:
+    async def open_conns(self, room: Room, room_id: str, tokens: list[str] | None, gen: int) -> list[Conn]:
         """2 + K sockets on ``room_id``, each once its first frame (snapshot / hello) is in."""
-        from picows import ws_connect
-
         url = self.ws_url(room_id)
         conns = [Conn(self, room, slot, gen) for slot in range(2 + self.plan.spectators)]
 
@@ -176,7 +175,7 @@ class OpenLoopClient:
         await asyncio.gather(*(one(c) for c in conns))
         return conns
 
-    def adopt_snapshot(self, room: Room, conn: "Conn") -> None:
+    def adopt_snapshot(self, room: Room, conn: Conn) -> None:
         """Take the state a socket's first frame gave (when its generation becomes the room's)."""
         f = conn.snapshot
         assert f is not None
@@ -239,7 +238,8 @@ class OpenLoopClient:
             slot_ns = room.pending.popleft()
             now = time.monotonic_ns()
             if slot_ns >= self.warm_ns:
-                self.late.append(now - slot_ns)
+                # queued at its (early) timer, but ready before its slot came: on time after all
+                (self.late if now > slot_ns else self.timer_lag).append(now - slot_ns)
             self.send(room, slot_ns, now)
 
     def send(self, room: Room, slot_ns: int, now: int) -> None:
@@ -265,7 +265,7 @@ class OpenLoopClient:
 
     # ------------------------------------------------------------------ frames
 
-    def on_frame(self, conn: "Conn", f: dict, now: int) -> None:
+    def on_frame(self, conn: Conn, f: dict, now: int) -> None:
         room = conn.room
         if conn.gen != room.gen:
             return  # a replaced game's socket (its last deliveries are counted in ``deliver``)
@@ -275,8 +275,7 @@ class OpenLoopClient:
             self.deliver(room, v, now)
             slot = conn.slot
             if slot < 2:
-                if v > room.seat_v[slot]:
-                    room.seat_v[slot] = v
+                room.seat_v[slot] = max(room.seat_v[slot], v)
                 if self.ours and slot == 0:
                     self.apply_update(room, f)
                 self.send_queued(room)
@@ -400,13 +399,7 @@ class OpenLoopClient:
                 conn.close()
 
 
-def _listener_base() -> type:
-    from picows import WSListener
-
-    return WSListener
-
-
-class Conn(_listener_base()):  # type: ignore[misc]
+class Conn(WSListener):  # type: ignore[misc]
     """One socket: a picows listener that hands every binary frame, decoded, to the client."""
 
     def __init__(self, client: OpenLoopClient, room: Room, slot: int, gen: int) -> None:
@@ -424,8 +417,6 @@ class Conn(_listener_base()):  # type: ignore[misc]
         self.transport = transport
 
     def on_ws_frame(self, transport: Any, frame: Any) -> None:
-        from picows import WSMsgType
-
         kind = frame.msg_type
         if kind == WSMsgType.BINARY:
             now = time.monotonic_ns()
@@ -447,15 +438,11 @@ class Conn(_listener_base()):  # type: ignore[misc]
             self.first.set_exception(ConnectionError("closed before its first frame"))
 
     def send(self, payload: bytes) -> None:
-        from picows import WSMsgType
-
         self.transport.send(WSMsgType.BINARY, payload)
 
     def close(self) -> None:
         if self.closing or self.transport is None:
             return
-        from picows import WSCloseCode
-
         self.closing = True
         try:
             self.transport.send_close(WSCloseCode.OK)

@@ -35,7 +35,7 @@ import redis
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from server.embedded_redis import free_port  # noqa: E402
+from server.embedded_redis import free_port
 
 BENCH_ENV = {
     "MINEDUEL_RATE_IP_GUESTS": "off",
@@ -104,7 +104,7 @@ class BenchServer:
         self.valkey_pid: int | None = None
         self.exit_status: int | None = None
 
-    def __enter__(self) -> "BenchServer":
+    def __enter__(self) -> BenchServer:
         self.data_dir = Path(tempfile.mkdtemp(prefix=self.prefix, dir=self.data_parent))
         port = free_port()
         env = {**os.environ, **self.env, "PORT": str(port), "MINEDUEL_DATA": str(self.data_dir)}
