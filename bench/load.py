@@ -99,6 +99,7 @@ from bench.serve import BenchServer, gauge_s
 
 ROOT = Path(__file__).resolve().parent.parent
 TMPFS = "/dev/shm"
+DISK = " disk"  # the label's suffix of a target whose data is on the disk
 
 
 def rss_mb(pid: int | str | None) -> float | None:
@@ -393,12 +394,21 @@ def print_round(figs: list[dict], baseline: dict | None) -> None:
               f"{fmt_ms(f['client_ms']):>13} {client:>8} "
               f"{ratio(f['p99'], b['p99']) if b else '':>8} {ratio(f['app_ms'], b['app_ms']) if b else '':>8} "
               f"{ratio(app_valkey_ms(f), b['app_ms']) if b else '':>12}")
+    def line(a: dict, b: dict, name: str) -> None:
+        print(f"{name}: p99 {ratio(a['p99'], b['p99'])}, app CPU/msg {ratio(a['app_ms'], b['app_ms'])}, "
+              f"app+valkey CPU/msg {ratio(app_valkey_ms(a), app_valkey_ms(b))}")
+
+    by_label = {f["label"]: f for f in figs}
     first = figs[0]
     for f in figs[1:]:
-        if f["kind"] == "ours":
-            print(f"{first['label']} / {f['label']}: p99 {ratio(first['p99'], f['p99'])}, "
-                  f"app CPU/msg {ratio(first['app_ms'], f['app_ms'])}, "
-                  f"app+valkey CPU/msg {ratio(app_valkey_ms(first), app_valkey_ms(f))}")
+        if f["kind"] != "ours":
+            continue
+        if f["label"].endswith(DISK):
+            tmpfs = by_label.get(f["label"][: -len(DISK)])
+            if tmpfs is not None:
+                line(f, tmpfs, f"{tmpfs['label']}: disk / tmpfs (what durability costs)")
+        else:
+            line(first, f, f"{first['label']} / {f['label']}")
     sys.stdout.flush()
 
 
@@ -413,13 +423,13 @@ def build_targets(args: argparse.Namespace, with_baseline: bool) -> tuple[list[T
     else:
         targets = [Target(f"ours@{here}", "ours", ROOT, TMPFS)]
         if args.disk:
-            targets.append(Target(f"ours@{here} disk", "ours", ROOT, None))
+            targets.append(Target(f"ours@{here}{DISK}", "ours", ROOT, None))
         if args.compare:
             where, sha = checkout(args.compare)
             temp.append(where)
             targets.append(Target(f"{args.compare}@{sha}", "ours", where, TMPFS))
             if args.disk:
-                targets.append(Target(f"{args.compare}@{sha} disk", "ours", where, None))
+                targets.append(Target(f"{args.compare}@{sha}{DISK}", "ours", where, None))
     if with_baseline:
         targets.append(Target("baseline", "baseline"))
     return targets, temp
