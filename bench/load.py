@@ -55,14 +55,15 @@ bench waits (at most ``--drain`` s) for every push of every measured move; pushe
 are "undelivered" and rank above every latency (a p99 that reaches them prints as ``inf``).
 
 *Printed per run*: offered moves/s and messages/s served; latency p50/p90/p99/p99.9/max;
-late slots (had to wait for the mover) with how late (p50/p99/max) and the client's timer lag for
-slots sent on time (a busy client shows here first); skipped slots, restarts, refused moves,
-error frames, sockets closed early, undelivered pushes; the p99 of each 5 s of the window; CPU
-over the window (from /proc) of the app process(es), Valkey and all client processes, as a share
-of one core and per message (a move with its pushes; a baseline message with its fan-out).
-Then, per round, **ours/baseline for p99 and for app CPU per message** (also with Valkey's CPU
-added), and ``--compare``'s and ``--disk``'s figures beside. A ratio from one run on this shared
-2-vCPU VM still moves; ``--repeat`` gives its spread (the median is printed).
+late slots (had to wait for the mover) with how late (p50/p99/max) and the client's timer lag
+for slots sent on time (a busy machine or client shows here first: a p99 over 2 ms is
+flagged); skipped slots, restarts, refused moves, error frames, sockets closed early,
+undelivered pushes; the p99 of each 5 s of the window; CPU over the window (from /proc) of the
+app process(es), Valkey and all client processes, as a share of one core and per message (a
+move with its pushes; a baseline message with its fan-out). Then, per round, **ours/baseline
+for p99 and for app CPU per message** (also with Valkey's CPU added), ours/``--compare`` and
+disk/tmpfs. A ratio from one run on this shared 2-vCPU VM still moves; ``--repeat`` gives its
+spread (the median of each round's ratio is printed).
 
 ``ceiling``: for each target (ours, and ``--compare``'s), rooms from ``--rooms`` up by
 ``--step`` (at most ``--steps`` steps), each at ``--rate`` moves/s, a fresh server per run; a
@@ -100,6 +101,7 @@ from bench.serve import BenchServer, gauge_s
 ROOT = Path(__file__).resolve().parent.parent
 TMPFS = "/dev/shm"
 DISK = " disk"  # the label's suffix of a target whose data is on the disk
+LAG_WARN_MS = 2.0  # a client timer lag p99 above this is flagged: the client could not keep its timetable
 
 
 def rss_mb(pid: int | str | None) -> float | None:
@@ -366,6 +368,9 @@ def print_run(f: dict, args: argparse.Namespace) -> None:
     valkey = f"; valkey {pct(f['cpu_valkey'])} = {ms(f['valkey_ms'])}/msg" if f["cpu_valkey"] is not None else ""
     print(f"  CPU of one core: app {pct(f['cpu_app'])} = {ms(f['app_ms'])}/msg{valkey}; "
           f"client {pct(f['cpu_client'])} = {ms(f['client_ms'])}/msg (all processes)")
+    if not math.isnan(f["lag_p99"]) and f["lag_p99"] > LAG_WARN_MS:
+        print(f"  NOTE: the client fired its own timers late (p99 {fmt_ms(f['lag_p99'])} ms past the slot): the "
+              f"machine was busy (other processes, or the client itself); this run's latency is not the server's alone")
     if "served_by" in f:
         print(f"  server: {f['served_by']}")
     rss = f"  app RSS {f['rss0']:.0f} -> {f['rss1']:.0f} MB" if f["rss0"] and f["rss1"] else ""
@@ -384,14 +389,14 @@ def app_valkey_ms(f: dict) -> float | None:
 
 def print_round(figs: list[dict], baseline: dict | None) -> None:
     print(f"{'target':<28} {'p50':>7} {'p99':>7} {'max':>7} {'undeliv':>7} {'late':>5} "
-          f"{'app ms/msg':>10} {'+valkey':>8} {'client ms/msg':>13} {'client %':>8} "
+          f"{'app ms/msg':>10} {'+valkey':>8} {'client ms/msg':>13} {'client %':>8} {'lag p99':>7} "
           f"{'p99/base':>8} {'cpu/base':>8} {'+valkey/base':>12}")
     for f in figs:
         b = baseline if baseline is not None and f is not baseline else None
         client = "n/a" if f["cpu_client"] is None else f"{f['cpu_client']:.0f}%"
         print(f"{f['label']:<28} {fmt_ms(f['p50']):>7} {fmt_ms(f['p99']):>7} {fmt_ms(f['max']):>7} "
               f"{f['undelivered']:>7} {f['late']:>5} {fmt_ms(f['app_ms']):>10} {fmt_ms(app_valkey_ms(f)):>8} "
-              f"{fmt_ms(f['client_ms']):>13} {client:>8} "
+              f"{fmt_ms(f['client_ms']):>13} {client:>8} {fmt_ms(f['lag_p99']):>7} "
               f"{ratio(f['p99'], b['p99']) if b else '':>8} {ratio(f['app_ms'], b['app_ms']) if b else '':>8} "
               f"{ratio(app_valkey_ms(f), b['app_ms']) if b else '':>12}")
     def line(a: dict, b: dict, name: str) -> None:
