@@ -21,10 +21,13 @@ slot a move is sent if the mover has seen the room's latest version (ours: the s
 applied it, and no move of ours is still uncommitted); otherwise the slot waits in the room's
 queue ("late") and is sent the moment the mover is ready, its latency still counted from the
 slot. (Timers are armed 1 ms early, see ``TIMER_EARLY_NS``; a move sent before its slot has
-its latency counted from when it was sent.) A slot is "skipped" only when its room's game is over or
-being replaced. A game that ends is replaced by its rematch (``POST .../rematch``: same players,
-seats swapped), whose 2 + K sockets are opened before the old ones are closed; that HTTP call
-and those handshakes are part of our server's load (counted as ``restarts``).
+its latency counted from when it was sent.) A game that ends is replaced by its rematch
+(``POST .../rematch``: same players, seats swapped), whose 2 + K sockets are opened before the
+old ones are closed; that HTTP call and those handshakes are part of our server's load
+(``restarts``). The room's timetable goes on meanwhile: slots that come while it is replaced
+wait for the new game (``across_restart``; at 1 move/s per room the replacement is normally
+done long before the room's next slot), and so do slots queued when the game ended, so a
+backlog is never dropped. A slot is "skipped" only if its room's replacement failed.
 
 Slots from ``start`` to ``start + warmup`` warm up; the slots of the next ``duration`` seconds
 are measured (by scheduled time). After that no new slot is made; the window's queued slots are
@@ -88,6 +91,7 @@ class Room:
         self.hidden: set[tuple[int, int]] = set()
         self.over = False
         self.switching = False
+        self.dead = False  # its replacement failed: its slots are skipped from then on
         self.outstanding: int | None = None  # ours: the version our last move will make, until applied
         self.pending: deque[int] = deque()  # slots (ns) waiting for the mover
         self.moves: dict[int, list] = {}  # version -> [start_ns, deliveries left, in_window, first_arrival]
@@ -110,8 +114,8 @@ class OpenLoopClient:
         self.sent = 0  # moves sent of those slots
         self.late: list[int] = []  # ns after its slot, for each window slot that had to wait
         self.timer_lag: list[int] = []  # send - slot for the window's slots sent at their slot
-        self.skipped = 0  # window slots dropped: game over / being replaced
-        self.dropped_queued = 0  # window slots queued when their game ended (included in skipped)
+        self.skipped = 0  # window slots dropped: their room's replacement game could not be had
+        self.across_restart = 0  # window slots that waited for their room's replacement game
         self.refused = 0  # window moves answered with an error frame
         self.abandoned = 0  # deliveries of window moves given up when their room was replaced
         self.messages = 0  # moves whose first delivery arrived inside the wall-clock window
@@ -216,9 +220,14 @@ class OpenLoopClient:
         in_window = slot_ns >= self.warm_ns
         if in_window:
             self.slots += 1
-        if room.over or room.switching:
+        if room.dead:
             if in_window:
                 self.skipped += 1
+            return
+        if room.over or room.switching:
+            if in_window:
+                self.across_restart += 1
+            room.pending.append(slot_ns)
             return
         if not room.pending and self.ready(room):
             now = time.monotonic_ns()
@@ -330,14 +339,11 @@ class OpenLoopClient:
         if "to_move" in changed:
             room.to_move = changed["to_move"]
         if f["room"]["status"] == "over" and not room.over:
+            # Replace the game; the room's queued slots wait for the new one (the offered load
+            # and any backlog carry over). After the window only a room that owes slots is.
             room.over = True
-            now = time.monotonic_ns()
-            for slot_ns in room.pending:
-                if slot_ns >= self.warm_ns:
-                    self.skipped += 1
-                    self.dropped_queued += 1
-            room.pending.clear()
-            if self.scheduling and now < self.end_ns:
+            if self.scheduling or any(slot_ns >= self.warm_ns for slot_ns in room.pending):
+                self.across_restart += sum(1 for slot_ns in room.pending if slot_ns >= self.warm_ns)
                 room.switching = True
                 asyncio.ensure_future(self.restart(room))
 
@@ -353,7 +359,10 @@ class OpenLoopClient:
             conns = await self.open_conns(room, fresh["id"], tokens, room.gen + 1)
         except Exception:
             self.restart_failures += 1
-            room.switching = False  # stays over: its slots are skipped
+            room.switching = False
+            room.dead = True  # stays over: its slots are skipped
+            self.skipped += sum(1 for slot_ns in room.pending if slot_ns >= self.warm_ns)
+            room.pending.clear()
             return
         for rec in room.moves.values():
             if rec[2]:
@@ -372,6 +381,7 @@ class OpenLoopClient:
             self.restarts += 1
         for conn in old:
             conn.close()
+        self.send_queued(room)
 
     # ------------------------------------------------------------------ the end
 
@@ -480,7 +490,7 @@ async def _run(plan: Plan, barrier: Any, start_value: Any, results: Any) -> None
     results.put({
         "pid": os.getpid(), "lat": client.lat, "lat_sched": client.lat_sched, "warm_ns": client.warm_ns,
         "slots": client.slots, "sent": client.sent, "late": client.late, "timer_lag": client.timer_lag,
-        "skipped": client.skipped, "dropped_queued": client.dropped_queued, "refused": client.refused,
+        "skipped": client.skipped, "across_restart": client.across_restart, "refused": client.refused,
         "undelivered": undelivered, "unsent": unsent, "messages": client.messages,
         "deliveries": client.deliveries, "errors": client.errors, "closed_early": client.closed_early,
         "restarts": client.restarts, "restarts_all": client.restarts_all,
