@@ -13,7 +13,8 @@ websocket implementation, ping interval and timeout, max frame size, deflate, lo
 parser, workers): :func:`main` runs ``server.__main__.main`` with ``uvicorn.run`` intercepted
 and only the application swapped, and with ``REDIS_URL`` set (never connected to) so that no
 embedded Valkey is started. Whatever ``server/__main__.py`` changes in how uvicorn runs, the
-baseline follows.
+baseline follows. Its rooms live in one process's memory, so it is meant for one process
+(``bench/load.py`` runs it so even when our server gets ``WORKERS=2``).
 """
 
 from __future__ import annotations

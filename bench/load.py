@@ -321,6 +321,10 @@ def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: in
 def run_target(target: Target, rooms: int, args: argparse.Namespace) -> dict:
     """One run of ``target`` (a fresh server unless it is ``--url``'s) with ``rooms`` rooms."""
     env = dict(item.split("=", 1) for item in args.env)
+    if target.kind == "baseline" and env.pop("WORKERS", "1") != "1":
+        # its rooms live in one process's memory: sockets of a room on two processes would not hear
+        # each other. One process, then; the ratio is against that.
+        print("(the baseline runs one process: WORKERS applies to ours only)", flush=True)
     if target.url:
         figs = drive(target.kind, target.url, target.pid, target.redis_pid, rooms, args)
         figs["label"] = target.label
