@@ -1,57 +1,108 @@
-"""Load benchmark for the realtime server over the programmatic (msgpack) websocket.
+"""Load benchmark: our server against a baseline fan-out app, open loop, in the same run.
 
-Against a RUNNING server (start one with ``python -m server``, loopback only):
+One command per figure (each prints itself at the top, with the machine-speed gauge and the
+load average before and after; servers listen on loopback only, every loop is bounded):
 
-    # R rooms x (2 bot players + K spectators), moves paced per room, bounded in time
-    python bench/load.py play --url http://127.0.0.1:8000 --rooms 500 --spectators 3 \
-        --rate 1 --duration 30 --procs 2 --pid <server pid>
+    # the 500-room figure: ours (data on tmpfs) and the baseline, ratios of p99 and CPU/message
+    python bench/load.py play --rooms 500 --spectators 3 --rate 1 --duration 30 --warmup 10
+    #   ... --disk              also ours with its data on the disk (what appendfsync always costs)
+    #   ... --compare main      also another commit's server, same client and load, alternated
+    #   ... --repeat 3          three rounds, the order of the targets alternating
+    # the highest rate (moves/s) with p99 <= 25 ms: rooms stepped up at 1 move/s each
+    python bench/load.py ceiling --rooms 600 --step 100 --steps 8 --compare main
+    # N idle spectator sockets, then the server's RSS (closed loop, websockets client)
+    python bench/load.py idle --serve --conns 10000 --rooms 100 --duration 20
 
-    # N idle spectator connections held open, then the server's RSS
-    python bench/load.py idle --url http://127.0.0.1:8000 --conns 10000 --rooms 100 --pid <pid>
+Method (``play`` and ``ceiling``)
+----------------------------------
 
-With ``--serve`` instead of ``--url``, the bench starts a fresh ``python -m server`` (its own
-embedded Valkey and data directory, per-IP limits off: :mod:`bench.serve`) for the run, stops
-it afterwards, and also prints the machine-speed gauge, the app's GC passes, and Valkey's
-slow fsyncs and AOF rewrites; ``--env WORKERS=2`` (repeatable) passes settings to that server:
+*Targets.* Each run starts a fresh server and stops it afterwards (:mod:`bench.serve`):
 
-    python bench/load.py play --serve --rooms 500 --spectators 3 --rate 1 --duration 30 --warmup 10
+- ``ours``: ``python -m server`` of this tree (one app process unless ``--env WORKERS=2``), with
+  its embedded Valkey (``appendfsync always``) and its data directory on tmpfs (``/dev/shm``):
+  the baseline writes nothing, so the ratio compares code paths, not this VM's disk (whose
+  fsyncs took 5-150 ms in many seconds). ``--disk`` adds a run with the data on the disk.
+- ``--compare COMMIT``: that commit's tree (``git archive`` into a temporary directory), its
+  ``python -m server`` with ``PYTHONPATH`` on it, the same venv, client and load (tmpfs too).
+- ``baseline``: ``bench/baseline_app.py``, a minimal Starlette app that sends each message a
+  socket sends, the same bytes, to the room's other sockets; no Redis, no game, no disk. It is
+  run by uvicorn with exactly the arguments ``python -m server`` passes (same websocket
+  implementation, ping interval, max size, loop, HTTP parser).
 
-``play`` prints achieved moves/s and pushes/s, p50/p90/p99/max move-to-push latency over all
-recipients (the mover, the opponent and every spectator: from just before the move is sent to
-the arrival of the update carrying its version, both ``time.monotonic_ns()`` in the same
-client process), error frames by code, closed sockets, and the server's RSS (``--pid``; plus
-``--redis-pid`` for the embedded Valkey). The bots explore random hidden cells (a trivial
-strategy: only the server's work matters here). Rooms are split over ``--procs`` client
-processes so the client is not the bottleneck; every loop is bounded by ``--duration``.
+Per round every target runs once, in alternating order (ABC, CBA, ...), each on the same rooms
+× (2 players + K spectators), the same rate, the same client processes.
+
+*Client* (:mod:`bench.openloop`): ``--procs`` processes, each a uvloop loop with picows
+websockets (Cython), GC off while measuring. (In one comparison at 300 moves/s the old
+``websockets`` client took 10 % of a core and its own stalls made a p99 of 24 ms; this one took
+7 % and measured 4 ms. A client's CPU includes the kernel's loopback work for what it sends.)
+Each room has a timetable, one move every ``1/rate`` s from a random phase (open loop). A move
+whose mover has not yet seen the previous version waits and is sent the moment it can be; its
+latency still counts from its slot, so a server that falls behind shows it instead of the
+client quietly slowing down (no coordinated omission). Latency = arrival of the move's push at
+a socket − its slot (or its send, if that came first: timers are armed 1 ms early because
+uvloop's fire up to 1.5 ms late), both ``time.monotonic_ns()`` in that client process, over
+every recipient: for ours the update at all 2 + K sockets (the mover's own too), for the
+baseline the message at the 1 + K others. The client does the same for both (msgpack-decode
+every frame, look the version up, build each move with ``msgpack.packb``); for ours seat 0's
+socket also keeps the game state from each diff. Games that end (about one in 50 moves) are
+replaced by their rematch (one HTTP call and 2 + K new sockets, part of our load, counted as
+"restarts"); slots that come meanwhile, or were queued, wait for the new game (so the offered
+load and any backlog carry over); a slot is "skipped" only if its room's replacement failed.
+
+*Window.* Slots in the first ``--warmup`` seconds warm up; those of the next ``--duration``
+seconds are measured. After it no slot is made, the window's queued moves still go out, and the
+bench waits (at most ``--drain`` s) for every push of every measured move; pushes that never came
+are "undelivered" and rank above every latency (a p99 that reaches them prints as ``inf``).
+
+*Printed per run*: offered moves/s and messages/s served; latency p50/p90/p99/p99.9/max;
+late slots (had to wait for the mover) with how late (p50/p99/max) and the client's timer lag
+for slots sent on time (a busy machine or client shows here first: a p99 over 2 ms is
+flagged); skipped slots, restarts, refused moves, error frames, sockets closed early,
+undelivered pushes; the p99 of each 5 s of the window; CPU over the window (from /proc) of the
+app process(es), Valkey and all client processes, as a share of one core and per message (a
+move with its pushes; a baseline message with its fan-out). Then, per round, **ours/baseline
+for p99 and for app CPU per message** (also with Valkey's CPU added), ours/``--compare`` and
+disk/tmpfs. A ratio from one run on this shared 2-vCPU VM still moves; ``--repeat`` gives its
+spread (the median of each round's ratio is printed).
+
+``ceiling``: for each target (ours, and ``--compare``'s), rooms from ``--rooms`` up by
+``--step`` (at most ``--steps`` steps), each at ``--rate`` moves/s, a fresh server per run; a
+target's steps stop at its first run whose p99 exceeds ``--p99-ms`` (25), or that left a push
+undelivered or had a move refused. Prints each run's figures and, per target, the rate served
+(moves/s in the window) of its best passing run, and the ratio of ours to ``--compare``'s.
+
+Against a server already running (no fresh start; the baseline is still started):
+``play --url http://127.0.0.1:<port> --pid <app pid> [--redis-pid <valkey pid>]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
+import math
 import multiprocessing as mp
 import os
-import random
-import resource
+import shlex
+import shutil
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-
-import msgpack
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.serve import BenchServer, gauge_s  # noqa: E402
-from server.client import Api, ws_url  # noqa: E402
+from bench.openloop import Plan, raise_fd_limit
+from bench.openloop import worker as openloop_worker
+from bench.serve import BenchServer, gauge_s
 
-
-def raise_fd_limit() -> int:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < hard:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+ROOT = Path(__file__).resolve().parent.parent
+TMPFS = "/dev/shm"
+DISK = " disk"  # the label's suffix of a target whose data is on the disk
+LAG_WARN_MS = 2.0  # a client timer lag p99 above this is flagged: the client could not keep its timetable
 
 
 def rss_mb(pid: int | str | None) -> float | None:
@@ -71,12 +122,21 @@ def rss_mb(pid: int | str | None) -> float | None:
 
 
 def cpu_s(pid: int | str | None) -> float | None:
-    """User + system CPU seconds used so far by ``pid`` (from /proc; summed over comma-separated pids)."""
+    """CPU seconds used so far by ``pid`` (summed over comma-separated pids): the sum over its
+    live threads of ``/proc/PID/task/TID/schedstat``'s time on a CPU (nanoseconds; user +
+    system), or, where that is missing, ``/proc/PID/stat``'s utime + stime (10 ms ticks)."""
     if not pid:
         return None
     if isinstance(pid, str):
         found = [cpu_s(int(p)) for p in pid.split(",")]
         return None if None in found else sum(found)  # type: ignore[arg-type]
+    try:
+        total = 0
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            total += int((task / "schedstat").read_text().split()[0])
+        return total / 1e9
+    except (OSError, ValueError, IndexError):
+        pass
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -84,42 +144,387 @@ def cpu_s(pid: int | str | None) -> float | None:
         return None
 
 
-def cpu_share(before: float | None, after: float | None, seconds: float) -> str:
-    if before is None or after is None:
+def loadavg() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def percentile(sorted_ms: list[float], p: float) -> float:
+    if not sorted_ms:
+        return float("nan")
+    k = min(len(sorted_ms) - 1, max(0, int(round(p / 100 * (len(sorted_ms) - 1)))))
+    return sorted_ms[k]
+
+
+def fmt_ms(x: float | None) -> str:
+    if x is None or math.isnan(x):
         return "n/a"
-    return f"{100 * (after - before) / seconds:.0f}%"
+    if x == float("inf"):
+        return "inf"
+    return f"{x:.2f}" if x < 100 else f"{x:.0f}"
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    if a is None or b is None or b == 0 or math.isnan(a) or math.isnan(b):
+        return "n/a"
+    if a == float("inf"):
+        return "inf"
+    return f"{a / b:.2f}x"
+
+
+# ---------------------------------------------------------------------- targets
 
 
 @dataclass
-class Stats:
-    moves_sent: int = 0
-    skipped_ticks: int = 0
-    updates: int = 0
-    pushes: int = 0
-    latencies: list[int] = field(default_factory=list)
-    sent_ns: list[int] = field(default_factory=list)  # when each latency's move was sent
-    recording_from_ns: int = 0
-    errors: dict[str, int] = field(default_factory=dict)
-    closed: int = 0
-    rooms_over: int = 0
+class Target:
+    label: str
+    kind: str  # "ours" | "baseline"
+    root: Path | None = None  # source tree of ``python -m server``
+    data_parent: str | None = TMPFS  # None: the system's temporary directory (the disk here)
+    url: str = ""  # a server already running (``--url``)
+    pid: str | None = None
+    redis_pid: int | None = None
 
 
-class RoomState:
-    """What the bots of one room know: the version each socket saw, hidden cells, whose turn."""
-
-    def __init__(self, room_id: str, tokens: list[str]) -> None:
-        self.id = room_id
-        self.tokens = tokens
-        self.v = 0
-        self.to_move: int | None = None
-        self.over = False
-        self.hidden: set[tuple[int, int]] = set()
-        self.seat_v = [0, 0]
-        self.sent_at: dict[int, int] = {}  # version the move will create -> monotonic_ns at send
+def git(*argv: str, cwd: Path = ROOT) -> str:
+    return subprocess.run(["git", *argv], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
 
 
-async def setup_rooms(url: str, rooms: int, concurrency: int = 16) -> list[RoomState]:
-    out: list[RoomState] = []
+def tree_label() -> str:
+    try:
+        sha = git("rev-parse", "--short", "HEAD")
+        dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "server", "engine"], cwd=ROOT,
+                               check=False).returncode != 0
+        return f"{sha}{'+dirty' if dirty else ''}"
+    except (OSError, subprocess.CalledProcessError):
+        return "this tree"
+
+
+def checkout(commit: str) -> tuple[Path, str]:
+    """That commit's files in a new temporary directory (``git archive``; no worktree is
+    registered), with this tree's ``web/node_modules`` linked in (gitignored, needed by pages)."""
+    sha = git("rev-parse", "--verify", f"{commit}^{{commit}}")
+    where = Path(tempfile.mkdtemp(prefix="mineduel-compare-"))
+    archive = subprocess.Popen(["git", "archive", sha], cwd=ROOT, stdout=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "-C", str(where)], stdin=archive.stdout, check=True)
+    if archive.wait() != 0:
+        raise RuntimeError(f"git archive {sha} failed")
+    modules = ROOT / "web" / "node_modules"
+    if modules.exists() and (where / "web").is_dir() and not (where / "web" / "node_modules").exists():
+        (where / "web" / "node_modules").symlink_to(modules.resolve())
+    return where, sha[:7]
+
+
+# ---------------------------------------------------------------------- one run
+
+
+def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: int, args: argparse.Namespace) -> dict:
+    """Play ``rooms`` rooms against the server at ``url`` from ``--procs`` client processes;
+    the figures of the measured window."""
+    ctx = mp.get_context("fork")
+    procs_n = max(1, min(args.procs, rooms))
+    barrier = ctx.Barrier(procs_n + 1)
+    start_value = ctx.Value("q", 0)
+    results = ctx.Queue()
+    shares = [rooms // procs_n + (1 if i < rooms % procs_n else 0) for i in range(procs_n)]
+    procs = []
+    first = 0
+    for i, share in enumerate(shares):
+        plan = Plan(kind=kind, url=url, rooms=share, first_room=first, spectators=args.spectators, rate=args.rate,
+                    warmup=args.warmup, duration=args.duration, drain=args.drain, seed=args.seed * 1000 + i)
+        first += share
+        procs.append(ctx.Process(target=openloop_worker, args=(plan, barrier, start_value, results)))
+    for p in procs:
+        p.start()
+    outs: list[dict] = []
+    try:
+        t_setup = time.monotonic()
+        try:
+            barrier.wait(timeout=args.setup_timeout)
+        except Exception:
+            errs = []
+            while not results.empty():
+                errs.append(results.get().get("error", ""))
+            raise RuntimeError("client setup failed:\n" + "\n".join(errs))
+        setup_s = time.monotonic() - t_setup
+        start_ns = time.monotonic_ns() + 300_000_000
+        start_value.value = start_ns
+        rss0 = rss_mb(pid)
+        barrier.wait(timeout=60)
+        warm_ns = start_ns + int(args.warmup * 1e9)
+        end_ns = warm_ns + int(args.duration * 1e9)
+        time.sleep(max(0.0, (warm_ns - time.monotonic_ns()) / 1e9))
+        t0 = time.monotonic()
+        cpu0 = (cpu_s(pid), cpu_s(redis_pid), sum(cpu_s(p.pid) or 0.0 for p in procs))
+        time.sleep(max(0.0, (end_ns - time.monotonic_ns()) / 1e9))
+        cpu1 = (cpu_s(pid), cpu_s(redis_pid), sum(cpu_s(p.pid) or 0.0 for p in procs))
+        wall = time.monotonic() - t0
+        rss1 = rss_mb(pid)
+        for _ in procs:
+            outs.append(results.get(timeout=args.drain + 120))
+    finally:
+        for p in procs:
+            p.join(timeout=30)
+            if p.is_alive():
+                p.kill()
+    bad = [o["error"] for o in outs if "error" in o]
+    if bad:
+        raise RuntimeError("client failed:\n" + "\n".join(bad))
+
+    def total(key: str) -> int:
+        return sum(o[key] for o in outs)
+
+    undelivered = total("undelivered")
+    lat = sorted(x / 1e6 for o in outs for x in o["lat"])
+    lat_all = lat + [float("inf")] * undelivered
+    late = sorted(x / 1e6 for o in outs for x in o["late"])
+    lag = sorted(x / 1e6 for o in outs for x in o["timer_lag"])
+    errors: dict[str, int] = {}
+    for o in outs:
+        for k, n in o["errors"].items():
+            errors[k] = errors.get(k, 0) + n
+    messages = total("messages")
+
+    def per_msg(i: int) -> float | None:
+        if cpu0[i] is None or cpu1[i] is None or not messages:
+            return None
+        return 1000 * (cpu1[i] - cpu0[i]) / messages
+
+    def share(i: int) -> float | None:
+        if cpu0[i] is None or cpu1[i] is None:
+            return None
+        return 100 * (cpu1[i] - cpu0[i]) / wall
+
+    windows: dict[int, list[float]] = {}
+    for o in outs:
+        for x, sched in zip(o["lat"], o["lat_sched"]):
+            windows.setdefault(int((sched - o["warm_ns"]) / 5e9), []).append(x / 1e6)
+    return {
+        "kind": kind, "rooms": rooms, "conns": total("conns"), "recipients": outs[0]["recipients"],
+        "window_s": wall, "setup_s": setup_s, "procs": procs_n,
+        "slots": total("slots"), "sent": total("sent"), "messages": messages, "deliveries": total("deliveries"),
+        "measured": len(lat), "undelivered": undelivered, "unsent": total("unsent"),
+        "p50": percentile(lat_all, 50), "p90": percentile(lat_all, 90), "p99": percentile(lat_all, 99),
+        "p999": percentile(lat_all, 99.9), "max": lat_all[-1] if lat_all else float("nan"),
+        "late": len(late), "late_p50": percentile(late, 50), "late_p99": percentile(late, 99),
+        "late_max": late[-1] if late else 0.0,
+        "lag_p50": percentile(lag, 50), "lag_p99": percentile(lag, 99), "lag_min": lag[0] if lag else float("nan"),
+        "skipped": total("skipped"), "across_restart": total("across_restart"), "refused": total("refused"),
+        "restarts": total("restarts"), "restart_failures": total("restart_failures"),
+        "errors": errors, "closed_early": total("closed_early"),
+        "cpu_app": share(0), "cpu_valkey": share(1), "cpu_client": share(2),
+        "app_ms": per_msg(0), "valkey_ms": per_msg(1), "client_ms": per_msg(2),
+        "rss0": rss0, "rss1": rss1,
+        "p99_5s": [percentile(sorted(windows[k]), 99) for k in sorted(windows)],
+    }
+
+
+def run_target(target: Target, rooms: int, args: argparse.Namespace) -> dict:
+    """One run of ``target`` (a fresh server unless it is ``--url``'s) with ``rooms`` rooms."""
+    env = dict(item.split("=", 1) for item in args.env)
+    if target.kind == "baseline" and env.pop("WORKERS", "1") != "1":
+        # its rooms live in one process's memory: sockets of a room on two processes would not hear
+        # each other. One process, then; the ratio is against that.
+        print("(the baseline runs one process: WORKERS applies to ours only)", flush=True)
+    if target.url:
+        figs = drive(target.kind, target.url, target.pid, target.redis_pid, rooms, args)
+        figs["label"] = target.label
+        return figs
+    with BenchServer(env, root=target.root, data_parent=target.data_parent, baseline=target.kind == "baseline") as server:
+        figs = drive(target.kind, server.url, server.pid_list, server.valkey_pid, rooms, args)
+        figs["served_by"] = (f"{'bench/baseline_app.py' if target.kind == 'baseline' else 'python -m server'} "
+                             f"in {server.root if target.kind == 'ours' else 'this tree'}, pid(s) {server.pid_list}, "
+                             f"data in {server.data_dir}")
+        if target.kind == "ours":
+            try:
+                figs["valkey_report"] = server.valkey_report()
+                passes = server.gc_passes()
+                figs["gc"] = ", ".join(f"gen{gen} {n} ({total:.2f} s, longest <= {longest:g} s)"
+                                       for gen, (n, total, longest) in passes.items()) or "none"
+            except Exception as exc:  # an older commit's server may lack a metric
+                figs["valkey_report"] = f"(valkey/metrics report unavailable: {exc})"
+    figs["label"] = target.label
+    return figs
+
+
+def print_run(f: dict, args: argparse.Namespace) -> None:
+    w = f["window_s"]
+    print(f"--- {f['label']}: {f['rooms']} rooms x {f['conns'] // max(1, f['rooms'])} sockets ({f['conns']}), "
+          f"{args.rate:g} move/s per room ({f['rooms'] * args.rate:g}/s offered), window {w:.1f} s "
+          f"(after {args.warmup:g} s warm-up; set up in {f['setup_s']:.1f} s, {f['procs']} client processes)")
+    print(f"  slots {f['slots']}, moves sent {f['sent']}; served {f['messages']} messages ({f['messages'] / w:.0f}/s) "
+          f"and {f['deliveries']} pushes ({f['deliveries'] / w:.0f}/s) in the window")
+    print(f"  latency over {f['measured']} pushes to {f['recipients']} sockets per move (+ {f['undelivered']} undelivered): "
+          f"p50 {fmt_ms(f['p50'])}  p90 {fmt_ms(f['p90'])}  p99 {fmt_ms(f['p99'])}  p99.9 {fmt_ms(f['p999'])}  "
+          f"max {fmt_ms(f['max'])} ms")
+    print("  p99 per 5 s of the window: " + " ".join(fmt_ms(x) for x in f["p99_5s"]) + " ms")
+    print(f"  late slots {f['late']} ({100 * f['late'] / max(1, f['slots']):.1f} %), late by p50 {fmt_ms(f['late_p50'])} "
+          f"p99 {fmt_ms(f['late_p99'])} max {fmt_ms(f['late_max'])} ms; client timer lag of on-time slots "
+          f"p50 {fmt_ms(f['lag_p50'])} p99 {fmt_ms(f['lag_p99'])} ms (min {fmt_ms(f['lag_min'])})")
+    print(f"  restarts {f['restarts']} (failed {f['restart_failures']}), slots that waited for a restart "
+          f"{f['across_restart']}, skipped slots {f['skipped']} (replacement failed), refused moves {f['refused']}, "
+          f"queued never sent {f['unsent']}, errors {f['errors'] or 0}, sockets closed early {f['closed_early']}")
+
+    def pct(x: float | None) -> str:
+        return "n/a" if x is None else f"{x:.0f}%"
+
+    def ms(x: float | None) -> str:
+        return "n/a" if x is None else f"{x:.3f} ms"
+
+    valkey = f"; valkey {pct(f['cpu_valkey'])} = {ms(f['valkey_ms'])}/msg" if f["cpu_valkey"] is not None else ""
+    print(f"  CPU of one core: app {pct(f['cpu_app'])} = {ms(f['app_ms'])}/msg{valkey}; "
+          f"client {pct(f['cpu_client'])} = {ms(f['client_ms'])}/msg (all processes)")
+    if not math.isnan(f["lag_p99"]) and f["lag_p99"] > LAG_WARN_MS:
+        print(f"  NOTE: the client fired its own timers late (p99 {fmt_ms(f['lag_p99'])} ms past the slot): the "
+              f"machine was busy (other processes, or the client itself); this run's latency is not the server's alone")
+    if "served_by" in f:
+        print(f"  server: {f['served_by']}")
+    rss = f"  app RSS {f['rss0']:.0f} -> {f['rss1']:.0f} MB" if f["rss0"] and f["rss1"] else ""
+    if "valkey_report" in f:
+        print(f"{rss}; GC passes {f.get('gc', '?')}\n  {f['valkey_report']}")
+    elif rss:
+        print(rss)
+    sys.stdout.flush()
+
+
+def app_valkey_ms(f: dict) -> float | None:
+    if f["app_ms"] is None:
+        return None
+    return f["app_ms"] + (f["valkey_ms"] or 0.0)
+
+
+def print_round(figs: list[dict], baseline: dict | None) -> None:
+    print(f"{'target':<28} {'p50':>7} {'p99':>7} {'max':>7} {'undeliv':>7} {'late':>5} "
+          f"{'app ms/msg':>10} {'+valkey':>8} {'client ms/msg':>13} {'client %':>8} {'lag p99':>7} "
+          f"{'p99/base':>8} {'cpu/base':>8} {'+valkey/base':>12}")
+    for f in figs:
+        b = baseline if baseline is not None and f is not baseline else None
+        client = "n/a" if f["cpu_client"] is None else f"{f['cpu_client']:.0f}%"
+        print(f"{f['label']:<28} {fmt_ms(f['p50']):>7} {fmt_ms(f['p99']):>7} {fmt_ms(f['max']):>7} "
+              f"{f['undelivered']:>7} {f['late']:>5} {fmt_ms(f['app_ms']):>10} {fmt_ms(app_valkey_ms(f)):>8} "
+              f"{fmt_ms(f['client_ms']):>13} {client:>8} {fmt_ms(f['lag_p99']):>7} "
+              f"{ratio(f['p99'], b['p99']) if b else '':>8} {ratio(f['app_ms'], b['app_ms']) if b else '':>8} "
+              f"{ratio(app_valkey_ms(f), b['app_ms']) if b else '':>12}")
+    def line(a: dict, b: dict, name: str) -> None:
+        print(f"{name}: p99 {ratio(a['p99'], b['p99'])}, app CPU/msg {ratio(a['app_ms'], b['app_ms'])}, "
+              f"app+valkey CPU/msg {ratio(app_valkey_ms(a), app_valkey_ms(b))}")
+
+    by_label = {f["label"]: f for f in figs}
+    first = figs[0]
+    for f in figs[1:]:
+        if f["kind"] != "ours":
+            continue
+        if f["label"].endswith(DISK):
+            tmpfs = by_label.get(f["label"][: -len(DISK)])
+            if tmpfs is not None:
+                line(f, tmpfs, f"{tmpfs['label']}: disk / tmpfs (what durability costs)")
+        else:
+            line(first, f, f"{first['label']} / {f['label']}")
+    sys.stdout.flush()
+
+
+# ---------------------------------------------------------------------- modes
+
+
+def build_targets(args: argparse.Namespace, with_baseline: bool) -> tuple[list[Target], list[Path]]:
+    here = tree_label()
+    temp: list[Path] = []
+    if args.url:
+        targets = [Target(f"ours@{args.url}", "ours", url=args.url, pid=args.pid, redis_pid=args.redis_pid)]
+    else:
+        targets = [Target(f"ours@{here}", "ours", ROOT, TMPFS)]
+        if args.disk:
+            targets.append(Target(f"ours@{here}{DISK}", "ours", ROOT, None))
+        if args.compare:
+            where, sha = checkout(args.compare)
+            temp.append(where)
+            targets.append(Target(f"{args.compare}@{sha}", "ours", where, TMPFS))
+            if args.disk:
+                targets.append(Target(f"{args.compare}@{sha}{DISK}", "ours", where, None))
+    if with_baseline:
+        targets.append(Target("baseline", "baseline"))
+    return targets, temp
+
+
+def mode_play(args: argparse.Namespace) -> None:
+    targets, temp = build_targets(args, with_baseline=not args.no_baseline)
+    rounds: list[list[dict]] = []
+    try:
+        for r in range(args.repeat):
+            order = targets if r % 2 == 0 else targets[::-1]
+            print(f"\n=== round {r + 1} of {args.repeat}: " + ", ".join(t.label for t in order), flush=True)
+            done: dict[str, dict] = {}
+            for t in order:
+                print(f"(gauge {gauge_s():.2f} s, load average {loadavg()} before {t.label})", flush=True)
+                done[t.label] = run_target(t, args.rooms, args)
+                print_run(done[t.label], args)
+            figs = [done[t.label] for t in targets]
+            rounds.append(figs)
+            print(f"\n--- round {r + 1}: ratios against the same round's baseline")
+            print_round(figs, done.get("baseline"))
+    finally:
+        for where in temp:
+            shutil.rmtree(where, ignore_errors=True)
+    if args.repeat > 1:
+        print(f"\n=== medians over {args.repeat} rounds (ratios: the median of each round's ratio)")
+        base_i = next((i for i, t in enumerate(targets) if t.kind == "baseline"), None)
+        for i, t in enumerate(targets):
+            p99 = statistics.median(rd[i]["p99"] for rd in rounds)
+            cpu = [rd[i]["app_ms"] for rd in rounds if rd[i]["app_ms"] is not None]
+            line = f"{t.label:<28} p99 {fmt_ms(p99):>7} ms (runs: {', '.join(fmt_ms(rd[i]['p99']) for rd in rounds)})"
+            line += f"  app CPU/msg {fmt_ms(statistics.median(cpu)) if cpu else 'n/a'} ms"
+            if base_i is not None and i != base_i:
+                rp = [rd[i]["p99"] / rd[base_i]["p99"] for rd in rounds]
+                rc = [rd[i]["app_ms"] / rd[base_i]["app_ms"] for rd in rounds if rd[i]["app_ms"] and rd[base_i]["app_ms"]]
+                line += f"  p99/baseline {statistics.median(rp):.2f}x ({', '.join(f'{x:.2f}' for x in rp)})"
+                if rc:
+                    line += f"  CPU/baseline {statistics.median(rc):.2f}x ({', '.join(f'{x:.2f}' for x in rc)})"
+            print(line)
+
+
+def mode_ceiling(args: argparse.Namespace) -> None:
+    targets, temp = build_targets(args, with_baseline=args.with_baseline)
+    best: dict[str, float] = {t.label: 0.0 for t in targets}  # moves/s served in the best passing run
+    best_rooms: dict[str, int] = {t.label: 0 for t in targets}
+    alive = {t.label for t in targets}
+    try:
+        for step in range(args.steps):
+            rooms = args.rooms + step * args.step
+            order = [t for t in (targets if step % 2 == 0 else targets[::-1]) if t.label in alive]
+            if not order:
+                break
+            print(f"\n=== step {step + 1} of at most {args.steps}: {rooms} rooms = {rooms * args.rate:g} moves/s offered; "
+                  + ", ".join(t.label for t in order), flush=True)
+            for t in order:
+                print(f"(gauge {gauge_s():.2f} s, load average {loadavg()} before {t.label})", flush=True)
+                f = run_target(t, rooms, args)
+                print_run(f, args)
+                ok = f["p99"] <= args.p99_ms and f["undelivered"] == 0 and f["refused"] == 0
+                rate = f["messages"] / f["window_s"]
+                print(f"  => {'PASS' if ok else 'FAIL'}: p99 {fmt_ms(f['p99'])} ms "
+                      f"{'<=' if ok else 'not <='} {args.p99_ms:g} ms, served {rate:.0f} moves/s", flush=True)
+                if ok and rate > best[t.label]:
+                    best[t.label], best_rooms[t.label] = rate, rooms
+                else:
+                    alive.discard(t.label)
+    finally:
+        for where in temp:
+            shutil.rmtree(where, ignore_errors=True)
+    print(f"\n=== highest rate (moves/s served) with p99 <= {args.p99_ms:g} ms (nothing undelivered, no move refused)")
+    for t in targets:
+        note = " (still passing at the last step: the ceiling is higher)" if t.label in alive else ""
+        print(f"{t.label:<28} {best[t.label]:.0f} moves/s ({best_rooms[t.label]} rooms x {args.rate:g}/s offered){note}")
+    if len(targets) > 1 and best[targets[0].label]:
+        for t in targets[1:]:
+            print(f"{targets[0].label} / {t.label}: {ratio(best[targets[0].label], best[t.label])}")
+
+
+# ---------------------------------------------------------------------- idle (closed loop, websockets)
+
+
+async def setup_rooms(url: str, rooms: int, concurrency: int = 16) -> list[str]:
+    from server.client import Api
+
+    out: list[str] = []
     sem = asyncio.Semaphore(concurrency)
     async with Api(url, timeout_s=60) as api:
         async def one(i: int) -> None:
@@ -127,136 +532,15 @@ async def setup_rooms(url: str, rooms: int, concurrency: int = 16) -> list[RoomS
                 a, b = await api.guest(f"bot{i}a"), await api.guest(f"bot{i}b")
                 game = await api.create_game(a.token, seat=0)
                 await api.join(b.token, game["id"])
-                out.append(RoomState(game["id"], [a.token, b.token]))
+                out.append(game["id"])
         await asyncio.gather(*(one(i) for i in range(rooms)))
     return out
 
 
-async def reader(ws, room: RoomState, seat: int | None, stats: Stats, recording: list[bool]) -> None:
-    """Read frames of one socket until it closes; seat 0's socket also tracks the room state."""
-    try:
-        async for raw in ws:
-            now = time.monotonic_ns()
-            f = msgpack.unpackb(raw, raw=False, strict_map_key=False)
-            t = f["t"]
-            if t == "update":
-                v = f["v"]
-                stats.pushes += 1
-                sent = room.sent_at.get(v)
-                if sent is not None and recording[0]:
-                    stats.latencies.append(now - sent)
-                    stats.sent_ns.append(sent)
-                if seat is not None:
-                    room.seat_v[seat] = v
-                if seat == 0:
-                    stats.updates += 1
-                    room.v = v
-                    for r, c, ch in f["diff"]["cells"]:
-                        if ch in ".x":
-                            room.hidden.add((r, c))
-                        else:
-                            room.hidden.discard((r, c))
-                    changed = f["diff"]["changed"]
-                    if "to_move" in changed:
-                        room.to_move = changed["to_move"]
-                    if f["room"]["status"] == "over" and not room.over:
-                        room.over = True
-                        stats.rooms_over += 1
-            elif t == "snapshot":
-                if seat is not None:
-                    room.seat_v[seat] = f["v"]
-                if seat == 0:
-                    view = f["view"]
-                    room.v = f["v"]
-                    room.to_move = view["to_move"]
-                    room.hidden = {(r, c) for r, row in enumerate(view["rows"]) for c, ch in enumerate(row) if ch in ".x"}
-                    room.over = f["room"]["status"] == "over"
-            elif t == "error":
-                stats.errors[f["code"]] = stats.errors.get(f["code"], 0) + 1
-    except Exception:
-        pass
-    stats.closed += 1
-
-
-async def pace(room: RoomState, players: list, rate: float, stop_at: float, stats: Stats, rng: random.Random) -> None:
-    """Send one move per 1/rate seconds (random phase) from the seat to move, until stop_at."""
-    interval = 1.0 / rate
-    loop = asyncio.get_running_loop()
-    next_tick = loop.time() + rng.random() * interval
-    while next_tick < stop_at and not room.over:
-        await asyncio.sleep(max(0.0, next_tick - loop.time()))
-        next_tick += interval
-        seat = room.to_move
-        if seat is None or room.seat_v[seat] != room.v or not room.hidden or (room.v + 1) in room.sent_at:
-            stats.skipped_ticks += 1
-            continue
-        cell = rng.choice(tuple(room.hidden))
-        room.sent_at[room.v + 1] = time.monotonic_ns()
-        await players[seat].send(msgpack.packb({"t": "move", "v": room.v, "action": "explore", "cell": list(cell)}))
-        stats.moves_sent += 1
-
-
-async def run_play(args: argparse.Namespace, rooms_n: int, barrier, results) -> None:
-    from websockets.asyncio.client import connect
-
-    stats = Stats()
-    rooms = await setup_rooms(args.url, rooms_n)
-    sockets = []
-    readers = []
-    recording = [False]
-    sem = asyncio.Semaphore(64)
-
-    async def open_ws(room: RoomState, token: str | None):
-        async with sem:
-            headers = {"Authorization": f"Bearer {token}"} if token else None
-            return await connect(ws_url(args.url, room.id), additional_headers=headers, open_timeout=60,
-                                 ping_interval=None, max_size=2**22)
-
-    players_by_room = {}
-    for room in rooms:
-        conns = await asyncio.gather(open_ws(room, room.tokens[0]), open_ws(room, room.tokens[1]),
-                                     *(open_ws(room, None) for _ in range(args.spectators)))
-        players_by_room[room.id] = conns[:2]
-        sockets.extend(conns)
-        for i, ws in enumerate(conns):
-            readers.append(asyncio.create_task(reader(ws, room, i if i < 2 else None, stats, recording)))
-    await asyncio.sleep(1.0)  # snapshots in
-    # The client is the measuring instrument: its own cyclic-GC passes over thousands of
-    # sockets would stall its reads and show up as server latency. The run is bounded, so
-    # collection is simply off while it measures.
-    gc.collect()
-    gc.freeze()
-    gc.disable()
-    await asyncio.get_running_loop().run_in_executor(None, barrier.wait)
-    loop = asyncio.get_running_loop()
-    start = loop.time()
-    stop_at = start + args.warmup + args.duration
-    rng = random.Random(os.getpid())
-    pacers = [asyncio.create_task(pace(r, players_by_room[r.id], args.rate, stop_at, stats, rng)) for r in rooms]
-
-    async def start_recording() -> None:
-        await asyncio.sleep(args.warmup)
-        recording[0] = True
-        stats.recording_from_ns = time.monotonic_ns()  # one clock for every process of the host
-        stats.moves_sent = stats.pushes = stats.updates = 0
-    await start_recording()
-    await asyncio.gather(*pacers)
-    recording[0] = False
-    elapsed = loop.time() - start - args.warmup
-    await asyncio.sleep(0.5)  # late pushes of the last moves are not counted against the window
-    results.put({
-        "moves": stats.updates, "sent": stats.moves_sent, "pushes": stats.pushes, "elapsed": elapsed,
-        "lat": stats.latencies, "lat_sent": stats.sent_ns, "from": stats.recording_from_ns,
-        "errors": stats.errors, "closed": stats.closed, "skipped": stats.skipped_ticks,
-        "rooms_over": stats.rooms_over, "conns": len(sockets),
-    })
-    await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
-    for task in readers:
-        task.cancel()
-
-
 async def run_idle(args: argparse.Namespace, conns_n: int, barrier, results) -> None:
     from websockets.asyncio.client import connect
+
+    from server.client import ws_url
 
     rooms = await setup_rooms(args.url, max(1, args.rooms // args.procs))
     sem = asyncio.Semaphore(128)
@@ -267,7 +551,7 @@ async def run_idle(args: argparse.Namespace, conns_n: int, barrier, results) -> 
         nonlocal failed
         async with sem:
             try:
-                ws = await connect(ws_url(args.url, rooms[i % len(rooms)].id), open_timeout=60, ping_interval=None)
+                ws = await connect(ws_url(args.url, rooms[i % len(rooms)]), open_timeout=60, ping_interval=None)
                 await asyncio.wait_for(ws.recv(), 30)  # the snapshot
                 opened.append(ws)
             except Exception:
@@ -282,7 +566,7 @@ async def run_idle(args: argparse.Namespace, conns_n: int, barrier, results) -> 
     await asyncio.gather(*(ws.close() for ws in opened), return_exceptions=True)
 
 
-def worker(kind: str, args: argparse.Namespace, share: int, barrier, results) -> None:
+def idle_worker(args: argparse.Namespace, share: int, barrier, results) -> None:
     raise_fd_limit()
     try:
         import uvloop
@@ -290,122 +574,89 @@ def worker(kind: str, args: argparse.Namespace, share: int, barrier, results) ->
         uvloop.install()
     except ImportError:
         pass
-    coro = run_play(args, share, barrier, results) if kind == "play" else run_idle(args, share, barrier, results)
-    asyncio.run(coro)
+    asyncio.run(run_idle(args, share, barrier, results))
 
 
-def percentile(sorted_ns: list[int], p: float) -> float:
-    if not sorted_ns:
-        return float("nan")
-    k = min(len(sorted_ns) - 1, max(0, int(round(p / 100 * (len(sorted_ns) - 1)))))
-    return sorted_ns[k] / 1e6
-
-
-def p99_by_window(outs: list[dict], seconds: float = 5.0) -> list[float]:
-    """p99 of the latencies of the moves sent in each ``seconds`` of the measured window: one
-    long stall and a slow minute give the same overall p99, but not the same line here."""
-    start = min(o["from"] for o in outs)
-    windows: dict[int, list[int]] = {}
-    for o in outs:
-        for lat, sent in zip(o["lat"], o["lat_sent"]):
-            windows.setdefault(int((sent - start) / (seconds * 1e9)), []).append(lat)
-    return [percentile(sorted(windows[k]), 99) for k in sorted(windows)]
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("mode", choices=["play", "idle"])
-    ap.add_argument("--url", default="http://127.0.0.1:8000")
-    ap.add_argument("--rooms", type=int, default=100)
-    ap.add_argument("--spectators", type=int, default=3)
-    ap.add_argument("--rate", type=float, default=1.0, help="moves per second per room")
-    ap.add_argument("--duration", type=float, default=20.0, help="measured seconds")
-    ap.add_argument("--warmup", type=float, default=3.0)
-    ap.add_argument("--conns", type=int, default=10_000, help="idle mode: connections")
-    ap.add_argument("--procs", type=int, default=2, help="client processes")
-    ap.add_argument("--pid", help="server process id(s), comma-separated (WORKERS > 1), for RSS and CPU")
-    ap.add_argument("--redis-pid", type=int, help="embedded valkey's pid, for its RSS")
-    ap.add_argument("--serve", action="store_true", help="start a fresh server for this run (ignores --url, --pid)")
-    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
-                    help="with --serve: a setting for that server (repeatable)")
-    args = ap.parse_args()
-    raise_fd_limit()
-    if not args.serve:
-        if not args.url.startswith(("http://127.", "http://localhost", "http://[::1]")):
-            sys.exit("load.py only targets loopback servers")
-        bench(args)
-        return
-    print(f"machine-speed gauge (sum(range(3e7)), best of 3): {gauge_s():.2f} s", flush=True)
-    env = dict(item.split("=", 1) for item in args.env)
-    with BenchServer(env) as server:
-        args.url, args.pid, args.redis_pid = server.url, server.pid_list, server.valkey_pid
-        print(f"fresh server {server.url}: app pid(s) {server.pid_list}, valkey pid {server.valkey_pid}"
-              + (f", settings {env}" if env else ""), flush=True)
-        bench(args)
-        passes = server.gc_passes()
-        print("app GC passes since start: " + ", ".join(
-            f"{gen} {n} ({total:.2f} s in all, longest <= {longest:g} s)" for gen, (n, total, longest) in passes.items()))
-        print(server.valkey_report())
-
-
-def bench(args: argparse.Namespace) -> None:
-    """One run against the server at ``args.url`` (printing its figures)."""
+def idle(args: argparse.Namespace) -> None:
     ctx = mp.get_context("fork")
     barrier = ctx.Barrier(args.procs + 1)
     results = ctx.Queue()
-    total = args.rooms if args.mode == "play" else args.conns
+    total = args.conns
     shares = [total // args.procs + (1 if i < total % args.procs else 0) for i in range(args.procs)]
     rss_before = rss_mb(args.pid)
-    procs = [ctx.Process(target=worker, args=(args.mode, args, s, barrier, results)) for s in shares]
+    procs = [ctx.Process(target=idle_worker, args=(args, s, barrier, results)) for s in shares]
     for p in procs:
         p.start()
     barrier.wait(timeout=600)  # everybody connected
     t0 = time.monotonic()
-    cpu0 = (cpu_s(args.pid), cpu_s(args.redis_pid), sum(cpu_s(p.pid) or 0.0 for p in procs))
-    print(f"mode={args.mode} connected in all {args.procs} client processes; server RSS {rss_mb(args.pid)} MB", flush=True)
-
-    if args.mode == "idle":
-        outs = [results.get(timeout=args.duration + 600) for _ in procs]
-        print(f"idle connections: opened={sum(o['opened'] for o in outs)} failed={sum(o['failed'] for o in outs)} "
-              f"alive after {args.duration:.0f}s={sum(o['alive'] for o in outs)}")
-        print(f"server RSS: before={rss_before} MB, holding={rss_mb(args.pid)} MB; valkey RSS={rss_mb(args.redis_pid)} MB")
-        barrier.wait(timeout=600)
-    else:
-        outs = [results.get(timeout=args.duration + args.warmup + 600) for _ in procs]
-        peak = rss_mb(args.pid)
-        lat = sorted(x for o in outs for x in o["lat"])
-        elapsed = max(o["elapsed"] for o in outs)
-        moves = sum(o["moves"] for o in outs)
-        pushes = sum(o["pushes"] for o in outs)
-        errors: dict[str, int] = {}
-        for o in outs:
-            for k, n in o["errors"].items():
-                errors[k] = errors.get(k, 0) + n
-        print(f"rooms={args.rooms} spectators/room={args.spectators} conns={sum(o['conns'] for o in outs)} "
-              f"rate/room={args.rate}/s duration={elapsed:.1f}s (after {args.warmup:.0f}s warm-up)")
-        print(f"moves committed={moves} ({moves / elapsed:.0f}/s), sent={sum(o['sent'] for o in outs)}, "
-              f"skipped ticks (previous move not yet seen)={sum(o['skipped'] for o in outs)}, "
-              f"rooms over={sum(o['rooms_over'] for o in outs)}")
-        print(f"pushes received={pushes} ({pushes / elapsed:.0f}/s)")
-        print(f"move-to-push latency over {len(lat)} deliveries: p50={percentile(lat, 50):.2f} ms "
-              f"p90={percentile(lat, 90):.2f} ms p99={percentile(lat, 99):.2f} ms max={(lat[-1] / 1e6 if lat else float('nan')):.2f} ms")
-        print("p99 per 5 s of the window: " + " ".join(f"{x:.1f}" for x in p99_by_window(outs)) + " ms")
-        print(f"errors={errors or 0} sockets closed early={sum(o['closed'] for o in outs)}")
-        wall = time.monotonic() - t0
-        print(f"server RSS: before={rss_before} MB, end of run={peak} MB; valkey RSS={rss_mb(args.redis_pid)} MB")
-        server_cpu = cpu_s(args.pid)
-        client_cpu = sum(cpu_s(p.pid) or 0.0 for p in procs)
-        print(f"CPU over the run (of one core): server {cpu_share(cpu0[0], server_cpu, wall)}, "
-              f"valkey {cpu_share(cpu0[1], cpu_s(args.redis_pid), wall)}, "
-              f"load client {cpu_share(cpu0[2], client_cpu, wall)} (all {args.procs} processes)")
-        if server_cpu is not None and cpu0[0] is not None and moves:
-            # moves are paced at the same rate during the warm-up, so scale the window's rate to the wall
-            per_move = 1000 * (server_cpu - cpu0[0]) / (moves / elapsed * wall)
-            print(f"server CPU per committed move (with its pushes): {per_move:.2f} ms")
-        print(f"load average: {Path('/proc/loadavg').read_text().split()[0]} (1 min; other processes share the cores)")
+    outs = [results.get(timeout=args.duration + 600) for _ in procs]
+    print(f"idle connections: opened={sum(o['opened'] for o in outs)} failed={sum(o['failed'] for o in outs)} "
+          f"alive after {args.duration:.0f}s={sum(o['alive'] for o in outs)}")
+    print(f"server RSS: before={rss_before} MB, holding={rss_mb(args.pid)} MB; valkey RSS={rss_mb(args.redis_pid)} MB")
+    barrier.wait(timeout=600)
     for p in procs:
         p.join(timeout=60)
-    print(f"bench wall time {time.monotonic() - t0:.1f}s")
+    print(f"idle wall time {time.monotonic() - t0:.1f}s")
+
+
+def mode_idle(args: argparse.Namespace) -> None:
+    if not args.serve:
+        idle(args)
+        return
+    env = dict(item.split("=", 1) for item in args.env)
+    with BenchServer(env) as server:
+        args.url, args.pid, args.redis_pid = server.url, server.pid_list, server.valkey_pid
+        print(f"fresh server {server.url}: app pid(s) {server.pid_list}, valkey pid {server.valkey_pid}", flush=True)
+        idle(args)
+        print(server.valkey_report())
+
+
+# ---------------------------------------------------------------------- main
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("mode", choices=["play", "ceiling", "idle"])
+    ap.add_argument("--rooms", type=int, default=100, help="rooms (ceiling: at the first step)")
+    ap.add_argument("--spectators", type=int, default=3)
+    ap.add_argument("--rate", type=float, default=1.0, help="moves per second per room")
+    ap.add_argument("--duration", type=float, default=20.0, help="measured seconds")
+    ap.add_argument("--warmup", type=float, default=5.0)
+    ap.add_argument("--drain", type=float, default=5.0, help="seconds to wait for the window's last pushes")
+    ap.add_argument("--procs", type=int, default=2, help="client processes")
+    ap.add_argument("--seed", type=int, default=1, help="the bots' and the timetables' random seed")
+    ap.add_argument("--setup-timeout", type=float, default=600.0)
+    ap.add_argument("--disk", action="store_true", help="also run ours with its data on the disk")
+    ap.add_argument("--compare", metavar="COMMIT", help="also run this commit's server, alternating")
+    ap.add_argument("--repeat", type=int, default=1, help="play: rounds (each runs every target once)")
+    ap.add_argument("--no-baseline", action="store_true", help="play: skip the baseline (no ratio)")
+    ap.add_argument("--step", type=int, default=100, help="ceiling: rooms added per step")
+    ap.add_argument("--steps", type=int, default=6, help="ceiling: at most this many steps")
+    ap.add_argument("--p99-ms", type=float, default=25.0, help="ceiling: the p99 a step must stay under")
+    ap.add_argument("--with-baseline", action="store_true", help="ceiling: also step the baseline")
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                    help="a setting for every server started (repeatable), e.g. WORKERS=2")
+    ap.add_argument("--url", default="", help="play/idle: a running server (loopback) instead of a fresh one")
+    ap.add_argument("--pid", help="with --url: the server's process id(s), comma-separated, for RSS and CPU")
+    ap.add_argument("--redis-pid", type=int, help="with --url: its valkey's pid")
+    ap.add_argument("--serve", action="store_true", help="idle: start a fresh server for the run")
+    ap.add_argument("--conns", type=int, default=10_000, help="idle mode: connections")
+    args = ap.parse_args()
+    raise_fd_limit()
+    if args.url and not args.url.startswith(("http://127.", "http://localhost", "http://[::1]")):
+        sys.exit("load.py only targets loopback servers")
+    if args.mode == "idle" and not args.url and not args.serve:
+        args.url = "http://127.0.0.1:8000"
+    if args.url and (args.compare or args.disk) and args.mode != "idle":
+        sys.exit("--compare and --disk start their own servers: leave out --url")
+    print("command: " + shlex.join(["python", "bench/load.py", *sys.argv[1:]]))
+    print(f"tree {tree_label()}, python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+    print(f"before: machine-speed gauge (sum(range(3e7)), best of 3) {gauge_s():.2f} s, load average {loadavg()}",
+          flush=True)
+    t0 = time.monotonic()
+    {"play": mode_play, "ceiling": mode_ceiling, "idle": mode_idle}[args.mode](args)
+    print(f"\nafter: machine-speed gauge {gauge_s():.2f} s, load average {loadavg()}; "
+          f"bench wall time {time.monotonic() - t0:.0f} s")
 
 
 if __name__ == "__main__":

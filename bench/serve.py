@@ -35,7 +35,7 @@ import redis
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from server.embedded_redis import free_port  # noqa: E402
+from server.embedded_redis import free_port
 
 BENCH_ENV = {
     "MINEDUEL_RATE_IP_GUESTS": "off",
@@ -81,11 +81,20 @@ class BenchServer:
     """
 
     def __init__(self, env: dict[str, str] | None = None, *, keep_data: bool = False,
-                 prefix: str = "mineduel-bench-", start_timeout_s: float = 60.0) -> None:
+                 prefix: str = "mineduel-bench-", start_timeout_s: float = 60.0,
+                 root: Path | None = None, data_parent: str | None = None, baseline: bool = False) -> None:
         self.env = {**BENCH_ENV, **(env or {})}
         self.keep_data = keep_data
         self.prefix = prefix
         self.start_timeout_s = start_timeout_s
+        self.root = Path(root) if root is not None else ROOT
+        """The source tree whose ``python -m server`` runs (cwd and ``PYTHONPATH``): another
+        commit's checkout for ``load.py --compare``; the same venv either way."""
+        self.data_parent = data_parent
+        """Where the data directory is made (``None``: the system's temporary directory;
+        ``/dev/shm`` puts Valkey's AOF and its fsyncs on tmpfs)."""
+        self.baseline = baseline
+        """Run ``bench/baseline_app.py`` (of this tree) instead: the fan-out app, no Valkey."""
         self.process: subprocess.Popen[bytes] | None = None
         self.data_dir: Path | None = None
         self.log_path: Path | None = None
@@ -95,15 +104,22 @@ class BenchServer:
         self.valkey_pid: int | None = None
         self.exit_status: int | None = None
 
-    def __enter__(self) -> "BenchServer":
-        self.data_dir = Path(tempfile.mkdtemp(prefix=self.prefix))
+    def __enter__(self) -> BenchServer:
+        self.data_dir = Path(tempfile.mkdtemp(prefix=self.prefix, dir=self.data_parent))
         port = free_port()
         env = {**os.environ, **self.env, "PORT": str(port), "MINEDUEL_DATA": str(self.data_dir)}
         env.pop("REDIS_URL", None)
+        if self.baseline:
+            command = [sys.executable, str(ROOT / "bench" / "baseline_app.py")]
+            env["PYTHONPATH"] = str(ROOT)
+            cwd = ROOT
+        else:
+            command = [sys.executable, "-m", "server"]
+            env["PYTHONPATH"] = str(self.root)
+            cwd = self.root
         self.log_path = self.data_dir / "server.log"
         with open(self.log_path, "w") as log:
-            self.process = subprocess.Popen([sys.executable, "-m", "server"], cwd=ROOT, env=env,
-                                            stdout=log, stderr=subprocess.STDOUT)
+            self.process = subprocess.Popen(command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
             self._wait_ready(port)
         except BaseException:
@@ -118,11 +134,16 @@ class BenchServer:
             if self.process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the bench server did not start:\n{self.log_path.read_text()[-2000:]}")
             time.sleep(0.05)
+        self.url = f"http://127.0.0.1:{port}"
+        if self.baseline:
+            self._wait_listening(port, deadline)
+            self.app_pids = _children(self.process.pid) if int(self.env.get("WORKERS", "1")) > 1 else []
+            self.app_pids = [p for p in self.app_pids if "spawn_main" in _command(p)] or [self.process.pid]
+            return
         found = re.search(r"embedded valkey at (redis://\S+)", self.log_path.read_text())
         if found is None:
             raise RuntimeError("the bench server did not start its embedded Valkey")
         self.valkey_url = found.group(1)
-        self.url = f"http://127.0.0.1:{port}"
         while time.monotonic() < deadline:  # listening, and its lifespan (Redis, hub) is up
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
@@ -144,6 +165,19 @@ class BenchServer:
             client.config_set("latency-monitor-threshold", LATENCY_THRESHOLD_MS)
         finally:
             client.close()
+
+    def _wait_listening(self, port: int, deadline: float) -> None:
+        """Until the port answers HTTP (any status: the baseline has no ``/healthz``)."""
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+                    s.sendall(b"GET / HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n")
+                    if s.recv(64).startswith(b"HTTP/1.1 "):
+                        return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("the bench server did not answer HTTP in time")
 
     def _redis(self) -> redis.Redis:
         return redis.Redis.from_url(self.valkey_url, socket_timeout=5)
