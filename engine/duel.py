@@ -36,7 +36,7 @@ from .events import (
 from .encoding import CHAR_CLAIMS, CLAIM_CHARS, HIDDEN, UNCLAIMED_MINE
 from .geometry import Cell, Geometry, geometry
 from .memo import PrefixMemo
-from .view import VIEWERS, MoveLine, diff, public_rows, view_of  # view.py knows Duel only as a type
+from .view import SPECTATOR, VIEWERS, MoveLine, diff, public_rows, view_of  # view.py knows Duel only as a type
 from .moves import Explore, Mark, Move, Resign, Timeout, move_from_data, move_to_data
 from .rules import (
     DEFAULT_RULESET,
@@ -389,7 +389,7 @@ class Duel:
             "outcome": self.outcome.to_data() if self.outcome else None,
             "to_move": self.to_move,
             "scores": list(self.scores),
-            "board": self.board_rows(),
+            "board": list(self.public_rows()) if self.outcome is None else self.board_rows(),  # painted once
             "wrong_marks": [[list(c) for c in sorted(w)] for w in self.wrong_marks],
             # plain forms of the append-only lists, converted once per item (engine/memo.py);
             # shared with earlier snapshots of the game: do not mutate
@@ -479,6 +479,15 @@ class Duel:
     def view(self, viewer: int) -> "View":
         """What seat 0, seat 1 or a spectator (2) may see; see :mod:`engine.view`."""
         return view_of(self, viewer, self.public_rows())
+
+    def view_class(self, viewer: int) -> int:
+        """Whose view ``viewer`` sees, but for its ``viewer`` field: a seat's only private
+        knowledge is its own wrong marks, so a seat without any sees what the spectators see,
+        and once the game is over everybody does. Renderers use it to render once for all
+        viewers of one class."""
+        if viewer != SPECTATOR and (self.outcome is not None or not self.wrong_marks[viewer]):
+            return SPECTATOR
+        return viewer
 
     @staticmethod
     def diff(old: "View", new: "View") -> "ViewDiff":

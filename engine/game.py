@@ -68,6 +68,11 @@ class Game(Protocol):
 
     def view(self, viewer: int) -> GameView: ...
 
+    def view_class(self, viewer: int) -> int:
+        """The viewer whose view ``viewer`` sees right now, but for its ``viewer`` field (a
+        seat with nothing private sees the spectators' view): render once per class."""
+        ...
+
     @staticmethod
     def diff(old: Any, new: Any) -> GameDiff: ...
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import msgpack
 
-from engine import Event, event_to_data, visible_to
+from engine import SPECTATOR, Event, event_to_data, visible_to
 
 from ..core.room import Room
 
@@ -32,7 +32,7 @@ class MsgpackCodec:
 
     def __init__(self) -> None:
         # the fan-out in progress: (old, new, events, room meta, events as data, frames made)
-        self._fanout: tuple[Room, Room, Sequence[Event], dict[str, Any], list[dict[str, Any]], list[tuple]] | None = None
+        self._fanout: tuple[Room, Room, Sequence[Event], dict[str, Any], list[dict[str, Any]], dict[int, bytes]] | None = None
 
     def snapshot(self, room: Room, viewer: int) -> bytes:
         return pack({
@@ -45,25 +45,24 @@ class MsgpackCodec:
 
     def update(self, old: Room, new: Room, viewer: int, events: Sequence[Event]) -> bytes:
         """The update frame for ``viewer``. The hub asks once per viewer class for the same
-        ``(old, new, events)``: the room facts and the events' data are made once, and a
-        viewer class whose frame would be equal to one already made (after most moves all
-        three are: nothing private changed) gets those bytes instead of a second render."""
+        ``(old, new, events)``: the room facts and the events' data are made once, and a seat
+        that sees the spectators' view before and after the change (``Game.view_class``: it
+        has nothing private) gets the spectators' frame, rendered once."""
         fanout = self._fanout
         if fanout is None or fanout[0] is not old or fanout[1] is not new or fanout[2] is not events:
-            fanout = self._fanout = (old, new, events, new.meta_data(now_ms()), [event_to_data(e) for e in events], [])
-        shown = tuple(visible_to(e, viewer) for e in events)
-        change = new.game.diff(old.view(viewer), new.view(viewer))
-        for made_shown, made_change, frame in fanout[5]:
-            if made_shown == shown and made_change == change:
-                return frame
-        frame = pack({
-            "t": "update",
-            "v": new.version,
-            "room": fanout[3],
-            "events": [d for d, show in zip(fanout[4], shown) if show],
-            "diff": change.to_data(),
-        })
-        fanout[5].append((shown, change, frame))
+            fanout = self._fanout = (old, new, events, new.meta_data(now_ms()), [event_to_data(e) for e in events], {})
+        if old.game.view_class(viewer) == new.game.view_class(viewer) == SPECTATOR:
+            viewer = SPECTATOR
+        frame = fanout[5].get(viewer)
+        if frame is None:
+            change = new.game.diff(old.view(viewer), new.view(viewer))
+            frame = fanout[5][viewer] = pack({
+                "t": "update",
+                "v": new.version,
+                "room": fanout[3],
+                "events": [d for d, e in zip(fanout[4], events) if visible_to(e, viewer)],
+                "diff": change.to_data(),
+            })
         return frame
 
     def presence(self, room: Room, spectators: int) -> bytes:
