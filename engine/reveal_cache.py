@@ -1,0 +1,890 @@
+"""The duel's deduction auto-reveal, incremental: ``revealable(..., cache=RevealCache())``.
+
+``engine.deduce.revealable`` solves every position from scratch.  In a duel consecutive
+positions differ by a cell or two (the move, and what the previous auto-reveal opened), and most
+of the frontier is the same from one version of a game to the next.  A :class:`RevealCache`
+keeps what it worked out for recent positions of a game and, for a new position that extends
+one of them (the same numbers plus some, the same visible mines plus some), re-solves only
+what the new cells touched.  The answer is always exactly ``deduce.revealable``'s: see
+``docs/ENGINE.md`` ("The incremental auto-reveal") for why, and ``tests/engine/test_reveal_cache.py``
+for the comparisons against it and against brute force.
+
+Pure and deterministic: no I/O, no clock, no global state.  Everything cached is derived from
+the positions themselves; a state is reused only for a position that provably extends it, a
+component's solution only for identical constraints.  Both stores are bounded, and a miss only
+costs recomputation.  One cache may serve a duel, its copies and its decoded later versions,
+also when two different moves are applied to two copies of one position.
+
+How a position is described (all masks are Python ints over cell indices ``r * width + c``):
+
+- ``safe``/``mine``: hidden cells settled by the single-number rule (``deduce._simplify``);
+- ``unknown``: the other hidden cells; ``rem``: the mines among them;
+- the reduced constraints (mines needed, mask of unknown cells), split into independent
+  components (no shared cell); the unknown cells in no constraint are the *interior*.
+
+Unlike ``deduce``, which counts layouts, this only asks which mine counts are *possible*, so
+its dynamic programme carries bitsets (bit m: m mines possible) instead of big-int polynomials.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from itertools import islice
+
+from .deduce import _bits, _geometry
+
+__all__ = ["RevealCache"]
+
+Cell = tuple[int, int]
+
+
+class RevealCache:
+    """What ``engine.deduce.revealable`` worked out for recent positions, to answer the next
+    ones of the same game by re-solving only what changed.
+
+    Why: the duel auto-reveals after every move, and solving each position from scratch was a
+    third of the server's CPU per move; a move changes one or two cells, so nearly all of that
+    work repeats the previous position's.  Use one cache per game (``Duel`` keeps it beside its
+    ``memo`` and shares it with its copies)::
+
+        cache = RevealCache()
+        revealable(11, 11, 15, numbers, mines, cache=cache)   # == revealable(11, 11, 15, numbers, mines)
+
+    Keeps the last ``states`` positions solved (a new one is solved from the most recent of them
+    that it extends, or from scratch) and up to ``components`` solved frontier components, keyed
+    by their constraints; each store is cleared or trimmed when full.  ``stats`` counts what was
+    reused (for tests and benchmarks; it never changes an answer).
+    """
+
+    __slots__ = ("_states", "_comps", "_state_limit", "_comp_limit", "stats")
+
+    def __init__(self, states: int = 8, components: int = 256) -> None:
+        if states < 1 or components < 1:
+            raise ValueError("cache limits must be positive")
+        self._states: list[_State] = []
+        self._comps: dict[tuple, _Comp] = {}
+        self._state_limit = states
+        self._comp_limit = components
+        self.stats = {"extended": 0, "fresh": 0, "repeated": 0, "component_hits": 0, "component_builds": 0}
+
+    def __len__(self) -> int:
+        """Positions held (at most ``states``)."""
+        return len(self._states)
+
+    def clear(self) -> None:
+        self._states.clear()
+        self._comps.clear()
+
+    def revealable(
+        self,
+        width: int,
+        height: int,
+        total_mines: int,
+        numbers: Mapping[Cell, int],
+        visible_mines: Iterable[Cell],
+    ) -> dict[Cell, int]:
+        """``engine.deduce.revealable(width, height, total_mines, numbers, visible_mines)``,
+        the same dict (same order) and the same ``ValueError``s, from the cached positions."""
+        if width.__class__ is not int or height.__class__ is not int or width <= 0 or height <= 0:
+            raise ValueError(f"bad board size {width!r}x{height!r}")
+        if total_mines.__class__ is not int or total_mines < 0:
+            raise ValueError(f"bad mine count {total_mines!r}")
+        geo = _geometry(width, height)
+        index = geo.index
+        vis = 0
+        for cell in visible_mines:
+            i = index.get(cell) if cell.__class__ is tuple else None
+            if i is None:
+                raise ValueError(f"visible mine at {cell!r}: not a cell of the board")
+            vis |= 1 << i
+        key = (width, height, total_mines)
+        parent = None
+        states = self._states
+        n = len(numbers)
+        for k in range(len(states) - 1, -1, -1):
+            st = states[k]
+            if (
+                st.key == key
+                and st.nnum <= n
+                and not st.vis & ~vis
+                and st.numbers.items() <= numbers.items()
+            ):
+                parent = st
+                break
+        if parent is not None and parent.nnum == n and parent.vis == vis:
+            self.stats["repeated"] += 1
+            if k != len(states) - 1:
+                states.append(states.pop(k))
+            return parent.answer(geo)
+        if parent is None:
+            self.stats["fresh"] += 1
+            parent = _State.empty(key, geo)
+            pnums: Mapping[Cell, int] = {}
+        else:
+            self.stats["extended"] += 1
+            pnums = parent.numbers
+        # The cells new since the parent, checked as deduce._parse checks every cell.  A duel
+        # adds its numbers at the end of its dict, so the parent's cells usually come first:
+        # if the last len(numbers) - len(parent) items are all new, they are all the new ones.
+        items = numbers.items()
+        tail = list(islice(items, parent.nnum, None)) if parent.nnum else list(items)
+        if parent.nnum and any(cell in pnums for cell, _ in tail):
+            tail = [item for item in items if item[0] not in pnums]
+        new = []
+        for cell, value in tail:
+            i = index.get(cell) if cell.__class__ is tuple else None
+            if i is None:
+                raise ValueError(f"number at {cell!r}: not a cell of the board")
+            if value.__class__ is not int or not 0 <= value <= 8:
+                raise ValueError(f"bad number {value!r} at {cell!r}")
+            new.append((i, value))
+        new.sort()
+        state = _extend(self, geo, _shifts(width, height), parent, numbers, new, vis, total_mines)
+        if len(states) >= self._state_limit:
+            del states[0]
+        states.append(state)
+        return state.answer(geo)
+
+    def _component(self, cons: tuple) -> _Comp:
+        comp = self._comps.get(cons)
+        if comp is not None:
+            self.stats["component_hits"] += 1
+            return comp
+        comp = _Comp(cons)  # raises ValueError when the constraints admit no layout
+        self.stats["component_builds"] += 1
+        if len(self._comps) >= self._comp_limit:
+            self._comps.clear()
+        self._comps[cons] = comp
+        return comp
+
+
+# ---------------------------------------------------------------------------------------------
+# A solved position
+# ---------------------------------------------------------------------------------------------
+
+
+class _State:
+    """One solved position; never changed once made (copies of a duel share them)."""
+
+    __slots__ = (
+        "key", "numbers", "nnum", "nummask", "vis", "safe", "mine", "unknown", "rem",
+        "parts", "interior", "nint", "int_kset", "int_key", "safe_all", "reveal", "global_dep",
+    )
+
+    @classmethod
+    def empty(cls, key, geo) -> _State:
+        """The position before any number: every cell unknown, nothing to reuse."""
+        st = cls()
+        st.key = key
+        st.numbers = {}
+        st.nnum = 0
+        st.nummask = st.vis = st.safe = st.mine = 0
+        st.unknown = geo.full
+        st.rem = key[2]
+        st.parts = ()
+        st.interior = geo.full
+        st.nint = len(geo.cells)
+        st.int_kset = 0
+        st.int_key = None  # never equal to a real position's
+        st.safe_all = 0
+        st.reveal = {}
+        st.global_dep = 0
+        return st
+
+    def answer(self, geo) -> dict[Cell, int]:
+        cells = geo.cells
+        reveal = self.reveal
+        return {cells[i]: reveal[i] for i in sorted(reveal)}
+
+
+def _extend(cache: RevealCache, geo, shifts, parent: _State, numbers, new, vis: int, total: int) -> _State:
+    """The position ``parent`` plus the numbers ``new`` ((index, value), ascending) and the
+    visible mines ``vis`` (a superset of the parent's), solved reusing what did not change.
+
+    Exact because every layout of the new position, with the newly visible mines put back as
+    mines, is a layout of the parent position; so the parent's settled cells and reduced
+    constraints still hold, and adding the new facts (a new number's cell is safe, a newly
+    visible mine is a mine) and the new numbers' constraints describes the new position exactly.
+    """
+    nmasks = geo.nmasks
+    new_num = 0
+    for i, _ in new:
+        new_num |= 1 << i
+    nummask = parent.nummask | new_num
+    both = nummask & vis
+    if both:
+        cell = geo.cells[both.bit_length() - 1]
+        raise ValueError(f"cell {cell} is both a number and a visible mine")
+    new_vis = vis & ~parent.vis
+    p_safe, p_mine, p_unknown = parent.safe, parent.mine, parent.unknown
+    if new_num & p_mine or new_vis & p_safe:
+        raise ValueError("no consistent layout")
+    fact = (new_num | new_vis) & p_unknown  # cells leaving the unknown ones
+    fact_mine = new_vis & p_unknown
+    safe = p_safe & ~new_num
+    mine = p_mine & ~new_vis
+    unknown = p_unknown & ~fact
+
+    # --- constraints to solve again: the parent's components the new facts touch, and the new
+    # numbers' constraints.  A new number the parent had found revealable with this very value
+    # adds nothing (its count holds in every layout already): it only becomes a safe fact.
+    work = []
+    clean = []
+    dirty_mask = 0
+    for part in parent.parts:
+        comp = part[0]
+        if comp.mask & fact:
+            dirty_mask |= comp.mask
+            for need, m in comp.cons:
+                if m & fact:
+                    need -= (m & fact_mine).bit_count()
+                    m &= ~fact
+                work.append((need, m))
+        else:
+            clean.append(part)
+    p_reveal = parent.reveal
+    fixed = vis | mine
+    for i, v in new:
+        if p_reveal.get(i) == v:
+            continue
+        nm = nmasks[i]
+        m = nm & unknown
+        need = v - (nm & fixed).bit_count()
+        if m or need:
+            work.append((need, m))
+        # (need 0 on no unknown cell: nothing to add)
+
+    # --- settle by the single-number rule, pulling in every component the result touches ----
+    settled_safe = settled_mine = 0
+    left: dict[int, int] = {}
+    while work:
+        left, settled_safe, settled_mine = _settle(work, settled_safe, settled_mine)
+        touch = settled_safe | settled_mine
+        for m in left:
+            touch |= m
+        if not any(part[0].mask & touch for part in clean):
+            break
+        work = [(need, m) for m, need in left.items()]
+        keep = []
+        for part in clean:
+            comp = part[0]
+            if comp.mask & touch:
+                dirty_mask |= comp.mask
+                work += comp.cons
+            else:
+                keep.append(part)
+        clean = keep
+    settled = settled_safe | settled_mine
+    safe |= settled_safe
+    mine |= settled_mine
+    unknown &= ~settled
+    rem = total - vis.bit_count() - mine.bit_count()
+    if rem < 0:
+        raise ValueError("no consistent layout")
+
+    # --- the new components: constraints linked by shared cells ------------------------------
+    groups: list[list] = []  # [mask, constraints], pairwise disjoint masks
+    for m, need in left.items():
+        gm = m
+        gc = [(need, m)]
+        keep = []
+        for g in groups:
+            if g[0] & gm:
+                gm |= g[0]
+                gc += g[1]
+            else:
+                keep.append(g)
+        keep.append([gm, gc])
+        groups = keep
+    comps = [part[0] for part in clean]
+    for _, gc in groups:
+        gc.sort()
+        comps.append(cache._component(tuple(gc)))
+
+    # --- which mine counts each component may hold, given the others and the interior -------
+    frontier = 0
+    for comp in comps:
+        frontier |= comp.mask
+    interior = unknown & ~frontier
+    nint = interior.bit_count()
+    allowed, int_kset = _combine([comp.feasible for comp in comps], rem, nint)
+    changed = fact | settled | dirty_mask
+    parts = []
+    safe_all = safe
+    nclean = len(clean)
+    for k, comp in enumerate(comps):
+        rest = comp.rest(allowed[k])
+        parts.append((comp, rest))
+        safe_all |= rest.safe
+        if k >= nclean or rest is not clean[k][1]:
+            changed |= comp.mask
+
+    # --- the safe cells, and which of them must be decided again -----------------------------
+    if int_kset == 1:
+        safe_all |= interior
+    int_key = -1 if nint > 8 and int_kset & ((1 << nint) - 2) else (nint, int_kset)
+    # A cell's verdict depends on its neighbours' status and on the components (and mine
+    # counts allowed) its unknown neighbours belong to, and on the interior if it touches it;
+    # verdicts that needed the whole board (global_dep) are always redone.  A cell safe now
+    # and not before is among them: it was settled now, or lies in a changed component, or in
+    # the interior, which became safe (so its int_key changed).
+    redo = _dilate(shifts, changed) | parent.global_dep
+    if int_key != parent.int_key:
+        redo |= _dilate(shifts, interior)
+    redo &= safe_all
+    reveal = {i: v for i, v in p_reveal.items() if (safe_all >> i) & 1 and not (redo >> i) & 1}
+    global_dep = 0
+    if redo:
+        ctx = (nmasks, vis | mine, unknown, parts, nint, int_kset, rem)
+        for x in _bits(redo):
+            value, dep = _verdict(x, ctx)
+            if value is not None:
+                reveal[x] = value
+            if dep:
+                global_dep |= 1 << x
+
+    st = _State()
+    st.key = parent.key
+    st.numbers = dict(numbers)
+    st.nnum = len(st.numbers)
+    st.nummask = nummask
+    st.vis = vis
+    st.safe = safe
+    st.mine = mine
+    st.unknown = unknown
+    st.rem = rem
+    st.parts = tuple(parts)
+    st.interior = interior
+    st.nint = nint
+    st.int_kset = int_kset
+    st.int_key = int_key
+    st.safe_all = safe_all
+    st.reveal = reveal
+    st.global_dep = global_dep
+    return st
+
+
+def _settle(work, safe, mine):
+    """``deduce._simplify`` on (need, mask) pairs, from cells already settled (``safe``,
+    ``mine``): the constraints left (mask -> need, none settled, duplicates merged) and the
+    settled masks grown.  Raises ``ValueError`` on a contradiction."""
+    known = safe | mine
+    while True:
+        changed = False
+        seen: dict[int, int] = {}
+        for need, mask in work:
+            if mask & known:
+                need -= (mask & mine).bit_count()
+                mask &= ~known
+            if need <= 0:
+                if need:
+                    raise ValueError("no consistent layout")
+                if mask:
+                    safe |= mask
+                    known |= mask
+                    changed = True
+                continue
+            size = mask.bit_count()
+            if need >= size:
+                if need > size:
+                    raise ValueError("no consistent layout")
+                mine |= mask
+                known |= mask
+                changed = True
+                continue
+            other = seen.get(mask)
+            if other is None:
+                seen[mask] = need
+            elif other != need:
+                raise ValueError("no consistent layout")
+        if not changed:
+            return seen, safe, mine
+        work = [(need, mask) for mask, need in seen.items()]
+
+
+@lru_cache(maxsize=16)
+def _shifts(width: int, height: int) -> tuple[int, int, int, int]:
+    """Masks for :func:`_dilate`: the board but its first column, but its last column."""
+    full = (1 << (width * height)) - 1
+    first = sum(1 << (r * width) for r in range(height))
+    return full & ~first, full & ~(first << (width - 1)), width, full
+
+
+def _dilate(shifts: tuple[int, int, int, int], mask: int) -> int:
+    """The cells of ``mask`` and their neighbours."""
+    no_first, no_last, width, full = shifts
+    h = mask | (mask << 1) & no_first | (mask >> 1) & no_last
+    return (h | h << width | h >> width) & full
+
+
+# ---------------------------------------------------------------------------------------------
+# Combining components: bitsets of possible mine counts
+# ---------------------------------------------------------------------------------------------
+
+
+def _conv(a: int, b: int) -> int:
+    """Sumset of two bitsets: bit s set iff s = i + j with bit i of a and bit j of b."""
+    out = 0
+    while a:
+        low = a & -a
+        out |= b * low
+        a ^= low
+    return out
+
+
+def _smear(x: int, n: int) -> int:
+    """Sumset of ``x`` and {0, 1, ..., n}."""
+    span = 1
+    while span <= n:
+        step = min(span, n + 1 - span)
+        x |= x << step
+        span += step
+    return x
+
+
+def _combine(feasible: list[int], rem: int, nint: int) -> tuple[list[int], int]:
+    """Given each component's possible mine counts (bitsets), ``rem`` mines to place and
+    ``nint`` interior cells: each component's mine counts that some consistent layout uses,
+    and the interior's (bit r: r interior mines).  Raises ``ValueError`` if there is none."""
+    fixed = 0
+    var = []
+    for k, f in enumerate(feasible):
+        if f & (f - 1):
+            var.append(k)
+        else:
+            fixed += f.bit_length() - 1
+    r2 = rem - fixed  # mines for the components of several counts and the interior
+    if r2 < 0:
+        raise ValueError("no consistent layout")
+    if not var:
+        if r2 > nint:
+            raise ValueError("no consistent layout")
+        return feasible, 1 << r2
+    cap = (2 << r2) - 1
+    sums = 1
+    for k in var:
+        sums = _conv(feasible[k], sums) & cap
+    if r2 > nint:
+        sums &= ~((1 << (r2 - nint)) - 1)  # the interior cannot hold the rest
+    if not sums:
+        raise ValueError("no consistent layout")
+    int_kset = 0
+    while sums:
+        low = sums & -sums
+        int_kset |= 1 << (r2 - low.bit_length() + 1)
+        sums ^= low
+    allowed = list(feasible)
+    if nint >= r2:
+        # the interior takes any rest: a count m is possible iff the others' least fit beside it
+        least = 0
+        for k in var:
+            f = feasible[k]
+            least += (f & -f).bit_length() - 1
+        for k in var:
+            f = feasible[k]
+            allowed[k] = f & ((2 << (r2 - least + (f & -f).bit_length() - 1)) - 1)
+        return allowed, int_kset
+    pre = [1]
+    for k in var:
+        pre.append(_conv(feasible[k], pre[-1]) & cap)
+    suf = 1
+    for j in range(len(var) - 1, -1, -1):
+        k = var[j]
+        f = feasible[k]
+        t = _smear(_conv(pre[j], suf) & cap, nint) & cap  # what the others and the interior hold
+        a = 0
+        for m in _bits(f):
+            if m <= r2 and t >> (r2 - m) & 1:
+                a |= 1 << m
+        allowed[k] = a
+        suf = _conv(f, suf) & cap
+    return allowed, int_kset
+
+
+# ---------------------------------------------------------------------------------------------
+# A component: which mine counts each of its boxes can hold
+# ---------------------------------------------------------------------------------------------
+
+_VARY = None  # a verdict part: the count around a cell varies
+
+
+def _sweep(adj: list[int], start: int) -> list[int]:
+    """Breadth-first order of the constraints linked to ``start`` (``adj[c]``: bitmask of the
+    constraints sharing a cell with c)."""
+    order = [start]
+    seen = 1 << start
+    for c in order:
+        todo = adj[c] & ~seen
+        seen |= todo
+        while todo:
+            low = todo & -todo
+            order.append(low.bit_length() - 1)
+            todo ^= low
+    return order
+
+
+class _Comp:
+    """One component's constraints ``cons`` (sorted (need, mask) pairs), solved for
+    feasibility: boxes (cells touched by the same constraints, interchangeable), and a forward
+    pass over them, box by box, whose states are the packed needs of ``deduce._Component`` (4
+    bits per constraint) and whose values are bitsets of the mines placed so far.  The box
+    order is ``deduce._components``' (breadth first over the constraints from an end of the
+    component).  ``feasible``: the component's possible mine counts.  ``rest(allowed)``: the
+    boxes' possible counts when the component may hold only the counts in ``allowed``."""
+
+    __slots__ = ("cons", "mask", "box_masks", "box_sizes", "needs0", "layers", "trans", "feasible", "_rests")
+
+    def __init__(self, cons: tuple) -> None:
+        self.cons = cons
+        self._rests: dict[int, _Rest] = {}
+        if len(cons) == 1:  # one number's cells: need n of them
+            need, mask = cons[0]
+            self.mask = mask
+            self.box_masks = (mask,)
+            self.box_sizes = (mask.bit_count(),)
+            self.layers = self.trans = None
+            self.needs0 = need
+            self.feasible = 1 << need
+            return
+        # Boxes, by splitting the cells with each constraint in turn: [mask, signature].
+        boxes: list[tuple[int, int]] = []
+        union = 0
+        for ci, (_, m) in enumerate(cons):
+            bit = 1 << ci
+            split = []
+            for bm, sig in boxes:
+                inside = bm & m
+                if inside:
+                    split.append((inside, sig | bit))
+                    if inside != bm:
+                        split.append((bm ^ inside, sig))
+                else:
+                    split.append((bm, sig))
+            fresh = m & ~union
+            if fresh:
+                split.append((fresh, bit))
+            union |= m
+            boxes = split
+        self.mask = union
+        # Constraints breadth first from an end: a first sweep finds the end.
+        ncons = len(cons)
+        adj = [0] * ncons
+        for _, sig in boxes:
+            if sig & (sig - 1):
+                for c in _bits(sig):
+                    adj[c] |= sig
+        order = _sweep(adj, 0)
+        order = _sweep(adj, order[-1])
+        pos = [0] * ncons
+        for p, c in enumerate(order):
+            pos[c] = p
+        boxes.sort(key=lambda box: min(pos[c] for c in _bits(box[1])))
+        self.box_masks = masks = tuple(bm for bm, _ in boxes)
+        self.box_sizes = sizes = tuple(bm.bit_count() for bm in masks)
+        needs0 = 0
+        for ci, (need, _) in enumerate(cons):
+            needs0 |= need << (4 * ci)
+        self.needs0 = needs0
+        cap = [0] * ncons
+        bcons = []
+        for (_, sig), s in zip(boxes, sizes):
+            cs = _bits(sig)
+            bcons.append(cs)
+            for c in cs:
+                cap[c] += s
+        cur = {needs0: 1}
+        layers = [cur]
+        trans = []
+        for s, cs in zip(sizes, bcons):
+            checks = []
+            delta = 0
+            for c in cs:
+                cap[c] -= s
+                checks.append((4 * c, cap[c]))
+                delta |= 1 << (4 * c)
+            nxt: dict[int, int] = {}
+            tr: dict[int, list[tuple[int, int]]] = {}
+            get = nxt.get
+            for key, val in cur.items():
+                kmin = 0
+                kmax = s
+                for sh, cp in checks:
+                    v = key >> sh & 15
+                    if v < kmax:
+                        kmax = v
+                    v -= cp
+                    if v > kmin:
+                        kmin = v
+                moves = []
+                nk = key - kmin * delta
+                for k in range(kmin, kmax + 1):
+                    moves.append((k, nk))
+                    nxt[nk] = get(nk, 0) | val << k
+                    nk -= delta
+                tr[key] = moves
+            trans.append(tr)
+            layers.append(nxt)
+            cur = nxt
+        feasible = cur.get(0, 0)
+        if not feasible:
+            raise ValueError("no consistent layout")
+        self.layers = layers
+        self.trans = trans
+        self.feasible = feasible
+
+    def rest(self, allowed: int) -> _Rest:
+        r = self._rests.get(allowed)
+        if r is None:
+            if len(self._rests) >= 16:
+                self._rests.clear()
+            r = self._rests[allowed] = _Rest(self, allowed)
+        return r
+
+    def minmax(self, contrib: dict[int, list[int]]) -> dict[int, tuple[int, int]]:
+        """Per mine count m of the component: (min, max) over its layouts of the sum of
+        ``contrib[b][k]`` (box b, by its position in the order, holding k mines)."""
+        states = {(self.needs0, 0): (0, 0)}
+        for i, tr in enumerate(self.trans):
+            cb = contrib.get(i)
+            new: dict = {}
+            for (key, m), (lo, hi) in states.items():
+                for k, nk in tr[key]:
+                    d = cb[k] if cb is not None else 0
+                    nkey = (nk, m + k)
+                    old = new.get(nkey)
+                    if old is None:
+                        new[nkey] = (lo + d, hi + d)
+                    else:
+                        new[nkey] = (min(old[0], lo + d), max(old[1], hi + d))
+            states = new
+        return {m: v for (key, m), v in states.items() if key == 0}
+
+
+class _Rest:
+    """A component restricted to the mine counts ``allowed`` (those some consistent layout
+    of the whole board gives it): each box's possible mine counts (``ksets``, bit k) and the
+    cells safe in every such layout (``safe``).  For the cells ``w`` of the component a safe
+    cell sees, ``seen(w)`` and ``func(w)`` say what they add to its number (memoised)."""
+
+    __slots__ = ("comp", "allowed", "ksets", "safe", "mines", "partial", "multi", "_seen", "_func")
+
+    def __init__(self, comp: _Comp, allowed: int) -> None:
+        self.comp = comp
+        self.allowed = allowed
+        self._seen: dict[int, object] = {}
+        self._func: dict[int, object] = {}
+        if comp.layers is None:
+            ksets = [allowed]
+        else:
+            # Backward pass: g[state] is the set of mine counts the boxes before it may hold
+            # for some completion to end with an allowed total.  Box i holds k in some allowed
+            # layout iff a forward count at a state meets g of the state k mines lead to.
+            n = len(comp.box_sizes)
+            ksets = [0] * n
+            g = {0: allowed}
+            layers = comp.layers
+            trans = comp.trans
+            for i in range(n - 1, -1, -1):
+                fwd = layers[i]
+                ng: dict[int, int] = {}
+                kset = 0
+                for key, moves in trans[i].items():
+                    f = fwd[key]
+                    acc = 0
+                    for k, nk in moves:
+                        b = g.get(nk)
+                        if b:
+                            b >>= k
+                            acc |= b
+                            if f & b:
+                                kset |= 1 << k
+                    if acc:
+                        ng[key] = acc
+                g = ng
+                ksets[i] = kset
+        self.ksets = ksets
+        safe = mines = 0
+        partial = []  # boxes holding, in some layout, some but not all of their cells' mines
+        multi = []  # boxes of several possible counts: (position, mask, size)
+        for i, (m, s, kset) in enumerate(zip(comp.box_masks, comp.box_sizes, ksets)):
+            if kset == 1:
+                safe |= m
+            elif kset == 1 << s:
+                mines |= m
+            else:
+                if kset & ((1 << s) - 2):
+                    partial.append(m)
+                if kset & (kset - 1):
+                    multi.append((i, m, s))
+        self.safe = safe
+        self.mines = mines
+        self.partial = partial
+        self.multi = multi
+
+    def seen(self, w: int):
+        """What the cells ``w`` of this component add to the number of a safe cell that sees
+        them: ``_VARY`` if it varies with the component's mine count fixed (part of a box that
+        may hold some but not all of its cells' mines is seen); an int if it is the same in
+        every layout; else ``(const, varying)``: const plus, for each seen box of several
+        possible counts, ``(position, row)``, row[k] being what it adds holding k mines."""
+        memo = self._seen
+        out = memo.get(w, memo)
+        if out is not memo:
+            return out
+        out = const = (w & self.mines).bit_count()
+        for m in self.partial:
+            x = m & w
+            if x and x != m:
+                out = _VARY
+                break
+        else:
+            varying = []
+            comp = self.comp
+            for i, m, s in self.multi:
+                x = m & w
+                if x:
+                    if x == m:
+                        varying.append((i, tuple(range(s + 1))))
+                    else:  # its possible counts are 0 and s only
+                        varying.append((i, (0,) * s + (x.bit_count(),)))
+            for m, s, kset in zip(comp.box_masks, comp.box_sizes, self.ksets):
+                # seen whole, one possible count strictly between 0 and s
+                if m & w and not kset & (kset - 1) and 1 < kset < 1 << s:
+                    const += kset.bit_length() - 1
+            out = (const, tuple(varying)) if varying else const
+        if len(memo) >= 64:
+            memo.clear()
+        memo[w] = out
+        return out
+
+    def func(self, w: int):
+        """For ``seen(w) == (const, varying)``: what the varying boxes add, per mine count m
+        the component may hold, ``{m: count}`` if each m fixes it, else ``_VARY``."""
+        memo = self._func
+        out = memo.get(w, memo)
+        if out is not memo:
+            return out
+        varying = self.seen(w)[1]
+        allowed = self.allowed
+        if self.comp.layers is None:  # one box, seen whole
+            out = {m: m for m in _bits(allowed)}
+        else:
+            out = {}
+            for m, (lo, hi) in self.comp.minmax(dict(varying)).items():
+                if allowed >> m & 1:
+                    if lo != hi:
+                        out = _VARY
+                        break
+                    out[m] = lo
+        if len(memo) >= 64:
+            memo.clear()
+        memo[w] = out
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# A safe cell's number
+# ---------------------------------------------------------------------------------------------
+
+
+def _verdict(x: int, ctx) -> tuple[int | None, bool]:
+    """The number of the safe cell ``x`` if it is the same in every consistent layout (else
+    None), and whether deciding it took the whole board (the mine counts of components it
+    does not touch), as ``deduce._solve`` decides it."""
+    nmasks, fixed, unknown, parts, nint, int_kset, rem = ctx
+    nb = nmasks[x]
+    count = (nb & fixed).bit_count()
+    nbu = nb & unknown
+    if not nbu:
+        return count, False
+    nvary = 0
+    touched = []  # (part index, rest, cells seen) of the parts whose count varies
+    for pi, (comp, rest) in enumerate(parts):
+        w = nbu & comp.mask
+        if w:
+            r = rest.seen(w)
+            if r.__class__ is int:
+                count += r
+            elif r is _VARY:
+                return None, False
+            else:
+                count += r[0]
+                nvary += len(r[1])
+                touched.append((pi, rest, w))
+            nbu ^= w
+            if not nbu:
+                break
+    int_row = None
+    if nbu:  # interior cells (interchangeable): int_kset says how many mines they hold
+        wi = nbu.bit_count()
+        if not int_kset & (int_kset - 1):
+            k = int_kset.bit_length() - 1
+            if wi == nint:
+                count += k
+            elif k == nint:
+                count += wi
+            elif k:
+                return None, False
+        elif wi == nint:
+            int_row = {r: r for r in _bits(int_kset)}
+            nvary += 1
+        elif int_kset & ((1 << nint) - 2):
+            return None, False
+        else:
+            int_row = {0: 0, nint: wi}
+            nvary += 1
+    if nvary == 0:
+        return count, False
+    if nvary == 1:
+        return None, False  # one box (or the interior) of several counts: each occurs
+    funcs = {}
+    for pi, rest, w in touched:
+        f = rest.func(w)
+        if f is _VARY:
+            return None, False
+        values = set(f.values())
+        if len(values) == 1:
+            count += values.pop()
+        else:
+            funcs[pi] = f
+    if not funcs and int_row is None:
+        return count, False
+    if len(funcs) + (int_row is not None) == 1:
+        return None, False  # one part varies with its mine count: each count occurs
+    extra = _varying_count(funcs, int_row, parts, rem, nint)
+    return (None if extra is None else count + extra), True
+
+
+def _varying_count(funcs, int_row, parts, rem, nint):
+    """Several parts add counts that depend on their mine counts (``funcs``: part index ->
+    {m: count}; ``int_row``: interior mines -> count, or None): their sum if it is the same
+    over every combination of the parts' allowed mine counts that leaves the interior between
+    0 and ``nint`` of the ``rem`` mines (else None)."""
+    acc = {0: (0, 0)}
+    for pi, (comp, rest) in enumerate(parts):
+        row = funcs.get(pi)
+        items = list(row.items()) if row is not None else [(m, 0) for m in _bits(rest.allowed)]
+        nxt: dict[int, tuple[int, int]] = {}
+        for m1, (a1, b1) in acc.items():
+            for m2, d in items:
+                m = m1 + m2
+                if m > rem:
+                    continue
+                old = nxt.get(m)
+                if old is None:
+                    nxt[m] = (a1 + d, b1 + d)
+                else:
+                    nxt[m] = (min(old[0], a1 + d), max(old[1], b1 + d))
+        acc = nxt
+    lo = hi = None
+    for m, (a, b) in acc.items():
+        r = rem - m
+        if r > nint:
+            continue
+        f = int_row[r] if int_row is not None else 0
+        lo = a + f if lo is None else min(lo, a + f)
+        hi = b + f if hi is None else max(hi, b + f)
+    if lo is None or lo != hi:
+        return None
+    return lo
