@@ -229,8 +229,9 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, numbers, new, vis: 
     # --- constraints to solve again: the parent's components the new facts touch, and the new
     # numbers' constraints.  A new number the parent had found revealable with this very value
     # adds nothing (its count holds in every layout already): it only becomes a safe fact.
-    work = []
-    clean = []
+    left: dict[int, int] = {}  # mask -> need: the constraints of the components to solve again
+    active = []  # (need, mask): constraints to check with the single-number rule
+    clean = []  # the parent's (component, rest) pairs untouched so far
     dirty_mask = 0
     for part in parent.parts:
         comp = part[0]
@@ -238,43 +239,70 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, numbers, new, vis: 
             dirty_mask |= comp.mask
             for need, m in comp.cons:
                 if m & fact:
-                    need -= (m & fact_mine).bit_count()
-                    m &= ~fact
-                work.append((need, m))
+                    active.append((need - (m & fact_mine).bit_count(), m & ~fact))
+                else:
+                    left[m] = need
         else:
             clean.append(part)
     p_reveal = parent.reveal
     fixed = vis | mine
     for i, v in new:
-        if p_reveal.get(i) == v:
-            continue
-        nm = nmasks[i]
-        m = nm & unknown
-        need = v - (nm & fixed).bit_count()
-        if m or need:
-            work.append((need, m))
-        # (need 0 on no unknown cell: nothing to add)
+        if p_reveal.get(i) != v:
+            nm = nmasks[i]
+            active.append((v - (nm & fixed).bit_count(), nm & unknown))
 
-    # --- settle by the single-number rule, pulling in every component the result touches ----
+    # --- settle by the single-number rule (deduce._simplify), checking again only what sees a
+    # cell settled now, and pulling in every component a constraint kept now or a cell settled
+    # now touches -----------------------------------------------------------------------------
     settled_safe = settled_mine = 0
-    left: dict[int, int] = {}
-    while work:
-        left, settled_safe, settled_mine = _settle(work, settled_safe, settled_mine)
-        touch = settled_safe | settled_mine
-        for m in left:
-            touch |= m
-        if not any(part[0].mask & touch for part in clean):
-            break
-        work = [(need, m) for m, need in left.items()]
-        keep = []
-        for part in clean:
-            comp = part[0]
-            if comp.mask & touch:
-                dirty_mask |= comp.mask
-                work += comp.cons
-            else:
-                keep.append(part)
-        clean = keep
+    while active:
+        known = settled_safe | settled_mine
+        fresh = added = 0  # cells settled, masks of constraints kept, in this round
+        for need, mask in active:
+            if mask & known:
+                need -= (mask & settled_mine).bit_count()
+                mask &= ~known
+            if need <= 0:
+                if need:
+                    raise ValueError("no consistent layout")
+                if mask:
+                    settled_safe |= mask
+                    known |= mask
+                    fresh |= mask
+                continue
+            size = mask.bit_count()
+            if need >= size:
+                if need > size:
+                    raise ValueError("no consistent layout")
+                settled_mine |= mask
+                known |= mask
+                fresh |= mask
+                continue
+            other = left.get(mask)
+            if other is None:
+                left[mask] = need
+                added |= mask
+            elif other != need:
+                raise ValueError("no consistent layout")
+        active = []
+        if fresh:
+            for m in [m for m in left if m & fresh]:
+                active.append((left.pop(m), m))
+        touch = fresh | added
+        if clean and touch:
+            keep = []
+            for part in clean:
+                comp = part[0]
+                if comp.mask & touch:
+                    dirty_mask |= comp.mask
+                    for need, m in comp.cons:
+                        if m & fresh or m in left:
+                            active.append((need, m))
+                        else:
+                            left[m] = need
+                else:
+                    keep.append(part)
+            clean = keep
     settled = settled_safe | settled_mine
     safe |= settled_safe
     mine |= settled_mine
@@ -314,7 +342,10 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, numbers, new, vis: 
     safe_all = safe
     nclean = len(clean)
     for k, comp in enumerate(comps):
-        rest = comp.rest(allowed[k])
+        a = allowed[k]
+        rest = comp._rests.get(a)
+        if rest is None:
+            rest = comp.rest(a)
         parts.append((comp, rest))
         safe_all |= rest.safe
         if k >= nclean or rest is not clean[k][1]:
@@ -533,25 +564,25 @@ class _Comp:
     component).  ``feasible``: the component's possible mine counts.  ``rest(allowed)``: the
     boxes' possible counts when the component may hold only the counts in ``allowed``."""
 
-    __slots__ = ("cons", "mask", "box_masks", "box_sizes", "needs0", "layers", "trans", "feasible", "_rests")
+    __slots__ = ("_rests", "bounds", "box_masks", "box_sizes", "cons", "deltas", "feasible", "layers", "mask", "needs0")
 
     def __init__(self, cons: tuple) -> None:
         self.cons = cons
         self._rests: dict[int, _Rest] = {}
-        if len(cons) == 1:  # one number's cells: need n of them
+        if len(cons) == 1:
             need, mask = cons[0]
             self.mask = mask
             self.box_masks = (mask,)
             self.box_sizes = (mask.bit_count(),)
-            self.layers = self.trans = None
+            self.layers = self.bounds = self.deltas = None
             self.needs0 = need
             self.feasible = 1 << need
             return
-        # Boxes, by splitting the cells with each constraint in turn: [mask, signature].
+        # Boxes, by splitting the cells with each constraint in turn: (mask, signature).
         boxes: list[tuple[int, int]] = []
         union = 0
-        for ci, (_, m) in enumerate(cons):
-            bit = 1 << ci
+        bit = 1
+        for _, m in cons:
             split = []
             for bm, sig in boxes:
                 inside = bm & m
@@ -566,71 +597,119 @@ class _Comp:
                 split.append((fresh, bit))
             union |= m
             boxes = split
+            bit <<= 1
         self.mask = union
-        # Constraints breadth first from an end: a first sweep finds the end.
+        # Each box's constraints; the boxes in the order their first constraint comes in a
+        # breadth-first sweep from an end of the component (found by a first sweep).
         ncons = len(cons)
-        adj = [0] * ncons
-        for _, sig in boxes:
-            if sig & (sig - 1):
-                for c in _bits(sig):
+        box_cs = []
+        if ncons > 2:
+            adj = [0] * ncons
+            cons_boxes = [[] for _ in range(ncons)]
+            for bi, (_, sig) in enumerate(boxes):
+                cs = []
+                x = sig
+                while x:
+                    low = x & -x
+                    c = low.bit_length() - 1
+                    cs.append(c)
+                    cons_boxes[c].append(bi)
                     adj[c] |= sig
-        order = _sweep(adj, 0)
-        order = _sweep(adj, order[-1])
-        pos = [0] * ncons
-        for p, c in enumerate(order):
-            pos[c] = p
-        boxes.sort(key=lambda box: min(pos[c] for c in _bits(box[1])))
-        self.box_masks = masks = tuple(bm for bm, _ in boxes)
-        self.box_sizes = sizes = tuple(bm.bit_count() for bm in masks)
+                    x ^= low
+                box_cs.append(cs)
+            order = _sweep(adj, _sweep(adj, 0)[-1])
+            seq = []
+            placed = 0
+            for c in order:
+                for bi in cons_boxes[c]:
+                    if not placed >> bi & 1:
+                        placed |= 1 << bi
+                        seq.append(bi)
+        else:  # two constraints: the shared box first, then each one's own
+            for _, sig in boxes:
+                box_cs.append([0, 1] if sig == 3 else [sig >> 1])
+            seq = range(len(boxes))
         needs0 = 0
-        for ci, (need, _) in enumerate(cons):
-            needs0 |= need << (4 * ci)
+        cap = []
+        sh = 0
+        for need, m in cons:
+            needs0 |= need << sh
+            cap.append(m.bit_count())
+            sh += 4
         self.needs0 = needs0
-        cap = [0] * ncons
-        bcons = []
-        for (_, sig), s in zip(boxes, sizes):
-            cs = _bits(sig)
-            bcons.append(cs)
-            for c in cs:
-                cap[c] += s
+        # The forward pass.  bounds[i][state]: kmin | kmax << 4, the mine counts box i may
+        # hold from that state (a state with none is dropped); k mines lead to state - k * deltas[i].
+        masks = []
+        sizes = []
         cur = {needs0: 1}
         layers = [cur]
-        trans = []
-        for s, cs in zip(sizes, bcons):
-            checks = []
+        bounds = []
+        deltas = []
+        for bi in seq:
+            bm = boxes[bi][0]
+            s = bm.bit_count()
+            masks.append(bm)
+            sizes.append(s)
+            cs = box_cs[bi]
             delta = 0
-            for c in cs:
+            if len(cs) == 1:
+                c = cs[0]
                 cap[c] -= s
-                checks.append((4 * c, cap[c]))
-                delta |= 1 << (4 * c)
-            nxt: dict[int, int] = {}
-            tr: dict[int, list[tuple[int, int]]] = {}
-            get = nxt.get
-            for key, val in cur.items():
-                kmin = 0
-                kmax = s
-                for sh, cp in checks:
+                sh = 4 * c
+                cp = cap[c]
+                delta = 1 << sh
+                nxt = {}
+                bd = {}
+                get = nxt.get
+                for key, val in cur.items():
                     v = key >> sh & 15
-                    if v < kmax:
-                        kmax = v
-                    v -= cp
-                    if v > kmin:
-                        kmin = v
-                moves = []
-                nk = key - kmin * delta
-                for k in range(kmin, kmax + 1):
-                    moves.append((k, nk))
-                    nxt[nk] = get(nk, 0) | val << k
-                    nk -= delta
-                tr[key] = moves
-            trans.append(tr)
+                    kmax = v if v < s else s
+                    kmin = v - cp if v > cp else 0
+                    if kmin > kmax:
+                        continue
+                    bd[key] = kmin | kmax << 4
+                    nk = key - kmin * delta
+                    for k in range(kmin, kmax + 1):
+                        nxt[nk] = get(nk, 0) | val << k
+                        nk -= delta
+            else:
+                checks = []
+                for c in cs:
+                    cap[c] -= s
+                    checks.append((4 * c, cap[c]))
+                    delta |= 1 << (4 * c)
+                nxt = {}
+                bd = {}
+                get = nxt.get
+                for key, val in cur.items():
+                    kmin = 0
+                    kmax = s
+                    for sh, cp in checks:
+                        v = key >> sh & 15
+                        if v < kmax:
+                            kmax = v
+                        v -= cp
+                        if v > kmin:
+                            kmin = v
+                    if kmin > kmax:
+                        continue
+                    bd[key] = kmin | kmax << 4
+                    nk = key - kmin * delta
+                    for k in range(kmin, kmax + 1):
+                        nxt[nk] = get(nk, 0) | val << k
+                        nk -= delta
+            bounds.append(bd)
+            deltas.append(delta)
             layers.append(nxt)
             cur = nxt
         feasible = cur.get(0, 0)
         if not feasible:
             raise ValueError("no consistent layout")
+        self.box_masks = tuple(masks)
+        self.box_sizes = tuple(sizes)
         self.layers = layers
-        self.trans = trans
+        self.bounds = bounds
+        self.deltas = deltas
         self.feasible = feasible
 
     def rest(self, allowed: int) -> _Rest:
@@ -645,13 +724,19 @@ class _Comp:
         """Per mine count m of the component: (min, max) over its layouts of the sum of
         ``contrib[b][k]`` (box b, by its position in the order, holding k mines)."""
         states = {(self.needs0, 0): (0, 0)}
-        for i, tr in enumerate(self.trans):
+        for i, bd in enumerate(self.bounds):
             cb = contrib.get(i)
+            delta = self.deltas[i]
             new: dict = {}
             for (key, m), (lo, hi) in states.items():
-                for k, nk in tr[key]:
+                b = bd.get(key)
+                if b is None:
+                    continue
+                nk = key - (b & 15) * delta
+                for k in range(b & 15, (b >> 4) + 1):
                     d = cb[k] if cb is not None else 0
                     nkey = (nk, m + k)
+                    nk -= delta
                     old = new.get(nkey)
                     if old is None:
                         new[nkey] = (lo + d, hi + d)
@@ -684,21 +769,24 @@ class _Rest:
             ksets = [0] * n
             g = {0: allowed}
             layers = comp.layers
-            trans = comp.trans
             for i in range(n - 1, -1, -1):
                 fwd = layers[i]
+                delta = comp.deltas[i]
                 ng: dict[int, int] = {}
                 kset = 0
-                for key, moves in trans[i].items():
+                for key, bd in comp.bounds[i].items():
                     f = fwd[key]
                     acc = 0
-                    for k, nk in moves:
+                    kmin = bd & 15
+                    nk = key - kmin * delta
+                    for k in range(kmin, (bd >> 4) + 1):
                         b = g.get(nk)
                         if b:
                             b >>= k
                             acc |= b
                             if f & b:
                                 kset |= 1 << k
+                        nk -= delta
                     if acc:
                         ng[key] = acc
                 g = ng
