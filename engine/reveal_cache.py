@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from itertools import islice
 
 from .deduce import _bits, _geometry
 
@@ -92,45 +91,59 @@ class RevealCache:
             raise ValueError(f"bad mine count {total_mines!r}")
         geo = _geometry(width, height)
         index = geo.index
-        vis = 0
-        for cell in visible_mines:
-            i = index.get(cell) if cell.__class__ is tuple else None
-            if i is None:
-                raise ValueError(f"visible mine at {cell!r}: not a cell of the board")
-            vis |= 1 << i
         key = (width, height, total_mines)
-        parent = None
         states = self._states
-        n = len(numbers)
-        for k in range(len(states) - 1, -1, -1):
-            st = states[k]
-            if (
-                st.key == key
-                and st.nnum <= n
-                and not st.vis & ~vis
-                and st.numbers.items() <= numbers.items()
-            ):
-                parent = st
-                break
-        if parent is not None and parent.nnum == n and parent.vis == vis:
+        last = states[-1] if states else None
+        # Inputs equal to a cached position's are not checked again: the visible mines as a
+        # tuple, the numbers as lists of keys and values (C-level comparisons, which match
+        # identical objects at once: a duel's copies share their cells and ints).
+        vis_cells = tuple(visible_mines)
+        if last is not None and last.key == key and last.vis_cells == vis_cells:
+            vis = last.vis
+        else:
+            vis = 0
+            for cell in vis_cells:
+                i = index.get(cell) if cell.__class__ is tuple else None
+                if i is None:
+                    raise ValueError(f"visible mine at {cell!r}: not a cell of the board")
+                vis |= 1 << i
+        keys = list(numbers)
+        values = list(numbers.values())
+        n = len(keys)
+        parent = None
+        tail = None  # the (cell, value) items new since the parent
+        if last is not None and last.key == key and not last.vis & ~vis:
+            pn = last.nnum
+            # A duel adds its numbers at the end of its dict: the parent's usually come first.
+            if pn <= n and keys[:pn] == last.keys and values[:pn] == last.values:
+                parent = last
+                tail = list(zip(keys[pn:], values[pn:]))
+        if parent is None:
+            for k in range(len(states) - 1, -1, -1):
+                st = states[k]
+                if (
+                    st.key == key
+                    and st.nnum <= n
+                    and not st.vis & ~vis
+                    and st.numbers.items() <= numbers.items()
+                ):
+                    parent = st
+                    pnums = st.numbers
+                    tail = [item for item in numbers.items() if item[0] not in pnums]
+                    break
+        if parent is not None and not tail and parent.vis == vis:
             self.stats["repeated"] += 1
-            if k != len(states) - 1:
-                states.append(states.pop(k))
+            if parent is not last:
+                states.remove(parent)
+                states.append(parent)
             return parent.answer(geo)
         if parent is None:
             self.stats["fresh"] += 1
             parent = _State.empty(key, geo)
-            pnums: Mapping[Cell, int] = {}
+            tail = list(numbers.items())
         else:
             self.stats["extended"] += 1
-            pnums = parent.numbers
-        # The cells new since the parent, checked as deduce._parse checks every cell.  A duel
-        # adds its numbers at the end of its dict, so the parent's cells usually come first:
-        # if the last len(numbers) - len(parent) items are all new, they are all the new ones.
-        items = numbers.items()
-        tail = list(islice(items, parent.nnum, None)) if parent.nnum else list(items)
-        if parent.nnum and any(cell in pnums for cell, _ in tail):
-            tail = [item for item in items if item[0] not in pnums]
+        # The cells new since the parent, checked as deduce._parse checks every cell.
         new = []
         for cell, value in tail:
             i = index.get(cell) if cell.__class__ is tuple else None
@@ -141,6 +154,9 @@ class RevealCache:
             new.append((i, value))
         new.sort()
         state = _extend(self, geo, _shifts(width, height), parent, numbers, new, vis, total_mines)
+        state.keys = keys
+        state.values = values
+        state.vis_cells = vis_cells
         if len(states) >= self._state_limit:
             del states[0]
         states.append(state)
@@ -168,8 +184,9 @@ class _State:
     """One solved position; never changed once made (copies of a duel share them)."""
 
     __slots__ = (
-        "key", "numbers", "nnum", "nummask", "vis", "safe", "mine", "unknown", "rem",
+        "key", "_numbers", "nummask", "vis", "safe", "mine", "unknown", "rem",
         "parts", "interior", "nint", "int_kset", "int_key", "safe_all", "reveal", "global_dep",
+        "keys", "values", "vis_cells",
     )
 
     @classmethod
@@ -177,11 +194,9 @@ class _State:
         """The position before any number: every cell unknown, nothing to reuse."""
         st = cls()
         st.key = key
-        st.numbers = {}
-        st.nnum = 0
         st.nummask = st.vis = st.safe = st.mine = 0
         st.unknown = geo.full
-        st.rem = key[2]
+        st.rem = -1  # never a real position's: nothing of it is reused
         st.parts = ()
         st.interior = geo.full
         st.nint = len(geo.cells)
@@ -190,7 +205,22 @@ class _State:
         st.safe_all = 0
         st.reveal = {}
         st.global_dep = 0
+        st.keys = st.values = []
+        st.vis_cells = ()
         return st
+
+    @property
+    def nnum(self) -> int:
+        return len(self.keys)
+
+    @property
+    def numbers(self) -> dict[Cell, int]:
+        """The position's numbers as a dict (made on first use)."""
+        try:
+            return self._numbers
+        except AttributeError:
+            self._numbers = d = dict(zip(self.keys, self.values))
+            return d
 
     def answer(self, geo) -> dict[Cell, int]:
         cells = geo.cells
@@ -232,11 +262,9 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, numbers, new, vis: 
     left: dict[int, int] = {}  # mask -> need: the constraints of the components to solve again
     active = []  # (need, mask): constraints to check with the single-number rule
     clean = []  # the parent's (component, rest) pairs untouched so far
-    dirty_mask = 0
     for part in parent.parts:
         comp = part[0]
         if comp.mask & fact:
-            dirty_mask |= comp.mask
             for need, m in comp.cons:
                 if m & fact:
                     active.append((need - (m & fact_mine).bit_count(), m & ~fact))
@@ -294,7 +322,6 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, numbers, new, vis: 
             for part in clean:
                 comp = part[0]
                 if comp.mask & touch:
-                    dirty_mask |= comp.mask
                     for need, m in comp.cons:
                         if m & fresh or m in left:
                             active.append((need, m))
@@ -336,30 +363,39 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, numbers, new, vis: 
         frontier |= comp.mask
     interior = unknown & ~frontier
     nint = interior.bit_count()
-    allowed, int_kset = _combine([comp.feasible for comp in comps], rem, nint)
-    changed = fact | settled | dirty_mask
-    parts = []
-    safe_all = safe
-    nclean = len(clean)
-    for k, comp in enumerate(comps):
-        a = allowed[k]
-        rest = comp._rests.get(a)
-        if rest is None:
-            rest = comp.rest(a)
-        parts.append((comp, rest))
-        safe_all |= rest.safe
-        if k >= nclean or rest is not clean[k][1]:
-            changed |= comp.mask
+    changed = fact | settled  # and below the components that are not the parent's: that
+    # covers the parent's components solved again (their unknown cells are all in new ones)
+    if not groups and len(clean) == len(parent.parts) and rem == parent.rem and nint == parent.nint:
+        # the same components and counts: the same answer for each
+        parts = parent.parts
+        int_kset = parent.int_kset
+        int_key = parent.int_key
+        safe_all = (parent.safe_all | settled_safe) & ~new_num
+    else:
+        allowed, int_kset = _combine([comp.feasible for comp in comps], rem, nint)
+        parts = []
+        safe_all = safe
+        nclean = len(clean)
+        for k, comp in enumerate(comps):
+            a = allowed[k]
+            rest = comp._rests.get(a)
+            if rest is None:
+                rest = comp.rest(a)
+            parts.append((comp, rest))
+            safe_all |= rest.safe
+            if k >= nclean or rest is not clean[k][1]:
+                changed |= comp.mask
+        parts = tuple(parts)
+        if int_kset == 1:
+            safe_all |= interior
+        int_key = -1 if nint > 8 and int_kset & ((1 << nint) - 2) else (nint, int_kset)
 
-    # --- the safe cells, and which of them must be decided again -----------------------------
-    if int_kset == 1:
-        safe_all |= interior
-    int_key = -1 if nint > 8 and int_kset & ((1 << nint) - 2) else (nint, int_kset)
-    # A cell's verdict depends on its neighbours' status and on the components (and mine
-    # counts allowed) its unknown neighbours belong to, and on the interior if it touches it;
-    # verdicts that needed the whole board (global_dep) are always redone.  A cell safe now
-    # and not before is among them: it was settled now, or lies in a changed component, or in
-    # the interior, which became safe (so its int_key changed).
+    # --- which safe cells must be decided again ---------------------------------------------
+    # A cell's verdict depends on its neighbours' status, on the components (and mine counts
+    # allowed) its unknown neighbours belong to, and on the interior if it touches it; verdicts
+    # that needed the whole board (global_dep) are always redone.  A cell safe now and not
+    # before is among them: it was settled now, or lies in a changed component, or in the
+    # interior, which became safe (so its int_key changed).
     redo = _dilate(shifts, changed) | parent.global_dep
     if int_key != parent.int_key:
         redo |= _dilate(shifts, interior)
@@ -367,7 +403,8 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, numbers, new, vis: 
     reveal = {i: v for i, v in p_reveal.items() if (safe_all >> i) & 1 and not (redo >> i) & 1}
     global_dep = 0
     if redo:
-        ctx = (nmasks, vis | mine, unknown, parts, nint, int_kset, rem)
+        int_partial = int_kset & ((1 << nint) - 2)  # seen in part, the interior varies
+        ctx = (nmasks, vis | mine, unknown, parts, interior, nint, int_kset, int_partial, rem)
         for x in _bits(redo):
             value, dep = _verdict(x, ctx)
             if value is not None:
@@ -377,15 +414,13 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, numbers, new, vis: 
 
     st = _State()
     st.key = parent.key
-    st.numbers = dict(numbers)
-    st.nnum = len(st.numbers)
     st.nummask = nummask
     st.vis = vis
     st.safe = safe
     st.mine = mine
     st.unknown = unknown
     st.rem = rem
-    st.parts = tuple(parts)
+    st.parts = parts
     st.interior = interior
     st.nint = nint
     st.int_kset = int_kset
@@ -394,44 +429,6 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, numbers, new, vis: 
     st.reveal = reveal
     st.global_dep = global_dep
     return st
-
-
-def _settle(work, safe, mine):
-    """``deduce._simplify`` on (need, mask) pairs, from cells already settled (``safe``,
-    ``mine``): the constraints left (mask -> need, none settled, duplicates merged) and the
-    settled masks grown.  Raises ``ValueError`` on a contradiction."""
-    known = safe | mine
-    while True:
-        changed = False
-        seen: dict[int, int] = {}
-        for need, mask in work:
-            if mask & known:
-                need -= (mask & mine).bit_count()
-                mask &= ~known
-            if need <= 0:
-                if need:
-                    raise ValueError("no consistent layout")
-                if mask:
-                    safe |= mask
-                    known |= mask
-                    changed = True
-                continue
-            size = mask.bit_count()
-            if need >= size:
-                if need > size:
-                    raise ValueError("no consistent layout")
-                mine |= mask
-                known |= mask
-                changed = True
-                continue
-            other = seen.get(mask)
-            if other is None:
-                seen[mask] = need
-            elif other != need:
-                raise ValueError("no consistent layout")
-        if not changed:
-            return seen, safe, mine
-        work = [(need, mask) for mask, need in seen.items()]
 
 
 @lru_cache(maxsize=16)
@@ -880,48 +877,45 @@ def _verdict(x: int, ctx) -> tuple[int | None, bool]:
     """The number of the safe cell ``x`` if it is the same in every consistent layout (else
     None), and whether deciding it took the whole board (the mine counts of components it
     does not touch), as ``deduce._solve`` decides it."""
-    nmasks, fixed, unknown, parts, nint, int_kset, rem = ctx
+    nmasks, fixed, unknown, parts, interior, nint, int_kset, int_partial, rem = ctx
     nb = nmasks[x]
     count = (nb & fixed).bit_count()
     nbu = nb & unknown
     if not nbu:
         return count, False
     nvary = 0
-    touched = []  # (part index, rest, cells seen) of the parts whose count varies
-    for pi, (comp, rest) in enumerate(parts):
-        w = nbu & comp.mask
-        if w:
-            r = rest.seen(w)
-            if r.__class__ is int:
-                count += r
-            elif r is _VARY:
-                return None, False
-            else:
-                count += r[0]
-                nvary += len(r[1])
-                touched.append((pi, rest, w))
-            nbu ^= w
-            if not nbu:
-                break
     int_row = None
-    if nbu:  # interior cells (interchangeable): int_kset says how many mines they hold
-        wi = nbu.bit_count()
+    ni = nbu & interior
+    if ni:  # interior cells (interchangeable): int_kset says how many mines they hold
+        wi = ni.bit_count()
+        if wi < nint and int_partial:
+            return None, False  # a mine can move across the border of what x sees
         if not int_kset & (int_kset - 1):
-            k = int_kset.bit_length() - 1
-            if wi == nint:
-                count += k
-            elif k == nint:
-                count += wi
-            elif k:
-                return None, False
+            count += wi if int_kset >> nint else (int_kset.bit_length() - 1) * wi // nint
         elif wi == nint:
             int_row = {r: r for r in _bits(int_kset)}
-            nvary += 1
-        elif int_kset & ((1 << nint) - 2):
-            return None, False
-        else:
+            nvary = 1
+        else:  # 0 or nint mines
             int_row = {0: 0, nint: wi}
-            nvary += 1
+            nvary = 1
+        nbu ^= ni
+    touched = []  # (part index, rest, cells seen) of the parts whose count varies
+    if nbu:
+        for pi, (comp, rest) in enumerate(parts):
+            w = nbu & comp.mask
+            if w:
+                r = rest.seen(w)
+                if r.__class__ is int:
+                    count += r
+                elif r is _VARY:
+                    return None, False
+                else:
+                    count += r[0]
+                    nvary += len(r[1])
+                    touched.append((pi, rest, w))
+                nbu ^= w
+                if not nbu:
+                    break
     if nvary == 0:
         return count, False
     if nvary == 1:
@@ -940,6 +934,7 @@ def _verdict(x: int, ctx) -> tuple[int | None, bool]:
         return count, False
     if len(funcs) + (int_row is not None) == 1:
         return None, False  # one part varies with its mine count: each count occurs
+    # the mine counts of components x does not touch take part: redone every time
     extra = _varying_count(funcs, int_row, parts, rem, nint)
     return (None if extra is None else count + extra), True
 

@@ -181,6 +181,29 @@ def test_a_verdict_that_needed_the_whole_board_is_decided_again():
     assert needed_whole_board
 
 
+@slow(200)
+@given(small_games(), st.data())
+def test_a_changed_number_is_never_taken_for_the_cached_one(game, data):
+    """The same cells in the same order as a cached position, one number changed (a caller
+    that is not a duel may do that): the cache must not reuse the position."""
+    width, height, mines, moves = game
+    cache = RevealCache()
+    for numbers, visible in play_small(width, height, mines, moves):
+        check(cache, width, height, len(mines), numbers, visible)
+        if not numbers:
+            continue
+        cell = data.draw(st.sampled_from(sorted(numbers)))
+        changed = {x: (v + data.draw(st.integers(1, 8))) % 9 if x == cell else v for x, v in numbers.items()}
+        try:
+            want = revealable(width, height, len(mines), changed, visible)
+        except ValueError:
+            with pytest.raises(ValueError):
+                revealable(width, height, len(mines), changed, visible, cache=cache)
+        else:
+            assert revealable(width, height, len(mines), changed, visible, cache=cache) == want
+        check(cache, width, height, len(mines), numbers, visible)
+
+
 def test_a_new_number_the_parent_already_revealed_adds_no_constraint():
     # The 1 at (0, 0) sees (0, 1) and (1, 0)..(1, 1); revealed cells enter as numbers again.
     cache = RevealCache()
