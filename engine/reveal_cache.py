@@ -223,8 +223,10 @@ class _State:
             return d
 
     def answer(self, geo) -> dict[Cell, int]:
-        cells = geo.cells
         reveal = self.reveal
+        if not reveal:
+            return {}
+        cells = geo.cells
         return {cells[i]: reveal[i] for i in sorted(reveal)}
 
 
@@ -749,7 +751,7 @@ class _Rest:
     cells safe in every such layout (``safe``).  For the cells ``w`` of the component a safe
     cell sees, ``seen(w)`` and ``func(w)`` say what they add to its number (memoised)."""
 
-    __slots__ = ("comp", "allowed", "ksets", "safe", "mines", "partial", "multi", "_seen", "_func")
+    __slots__ = ("_func", "_seen", "allowed", "comp", "ksets", "mid", "mines", "multi", "partial", "safe")
 
     def __init__(self, comp: _Comp, allowed: int) -> None:
         self.comp = comp
@@ -792,6 +794,7 @@ class _Rest:
         safe = mines = 0
         partial = []  # boxes holding, in some layout, some but not all of their cells' mines
         multi = []  # boxes of several possible counts: (position, mask, size)
+        mid = []  # boxes of one possible count strictly between 0 and their size: (mask, count)
         for i, (m, s, kset) in enumerate(zip(comp.box_masks, comp.box_sizes, ksets)):
             if kset == 1:
                 safe |= m
@@ -802,10 +805,13 @@ class _Rest:
                     partial.append(m)
                 if kset & (kset - 1):
                     multi.append((i, m, s))
+                else:
+                    mid.append((m, kset.bit_length() - 1))
+        self.partial = partial
         self.safe = safe
         self.mines = mines
-        self.partial = partial
         self.multi = multi
+        self.mid = mid
 
     def seen(self, w: int):
         """What the cells ``w`` of this component add to the number of a safe cell that sees
@@ -824,8 +830,10 @@ class _Rest:
                 out = _VARY
                 break
         else:
+            for m, k in self.mid:  # seen whole (not in part: that varies)
+                if m & w:
+                    const += k
             varying = []
-            comp = self.comp
             for i, m, s in self.multi:
                 x = m & w
                 if x:
@@ -833,10 +841,6 @@ class _Rest:
                         varying.append((i, tuple(range(s + 1))))
                     else:  # its possible counts are 0 and s only
                         varying.append((i, (0,) * s + (x.bit_count(),)))
-            for m, s, kset in zip(comp.box_masks, comp.box_sizes, self.ksets):
-                # seen whole, one possible count strictly between 0 and s
-                if m & w and not kset & (kset - 1) and 1 < kset < 1 << s:
-                    const += kset.bit_length() - 1
             out = (const, tuple(varying)) if varying else const
         if len(memo) >= 64:
             memo.clear()
@@ -904,7 +908,9 @@ def _verdict(x: int, ctx) -> tuple[int | None, bool]:
         for pi, (comp, rest) in enumerate(parts):
             w = nbu & comp.mask
             if w:
-                r = rest.seen(w)
+                r = rest._seen.get(w, rest)
+                if r is rest:
+                    r = rest.seen(w)
                 if r.__class__ is int:
                     count += r
                 elif r is _VARY:
