@@ -56,7 +56,7 @@ class RevealCache:
     reused (for tests and benchmarks; it never changes an answer).
     """
 
-    __slots__ = ("_states", "_comps", "_state_limit", "_comp_limit", "stats")
+    __slots__ = ("_board", "_comp_limit", "_comps", "_state_limit", "_states", "stats")
 
     def __init__(self, states: int = 8, components: int = 256) -> None:
         if states < 1 or components < 1:
@@ -65,6 +65,7 @@ class RevealCache:
         self._comps: dict[tuple, _Comp] = {}
         self._state_limit = states
         self._comp_limit = components
+        self._board: tuple = (None, None, None)  # (width, height), geometry, dilation masks
         self.stats = {"extended": 0, "fresh": 0, "repeated": 0, "component_hits": 0, "component_builds": 0}
 
     def __len__(self) -> int:
@@ -89,7 +90,10 @@ class RevealCache:
             raise ValueError(f"bad board size {width!r}x{height!r}")
         if total_mines.__class__ is not int or total_mines < 0:
             raise ValueError(f"bad mine count {total_mines!r}")
-        geo = _geometry(width, height)
+        board = self._board
+        if board[0] != (width, height):
+            board = self._board = ((width, height), _geometry(width, height), _shifts(width, height))
+        geo = board[1]
         index = geo.index
         key = (width, height, total_mines)
         states = self._states
@@ -153,8 +157,9 @@ class RevealCache:
                 raise ValueError(f"bad number {value!r} at {cell!r}")
             new.append((i, value))
         new.sort()
-        state = _extend(self, geo, _shifts(width, height), parent, numbers, new, vis, total_mines)
+        state = _extend(self, geo, board[2], parent, numbers, new, vis, total_mines)
         state.keys = keys
+        state.nnum = n
         state.values = values
         state.vis_cells = vis_cells
         if len(states) >= self._state_limit:
@@ -186,7 +191,7 @@ class _State:
     __slots__ = (
         "key", "_numbers", "nummask", "vis", "safe", "mine", "unknown", "rem",
         "parts", "interior", "nint", "int_kset", "int_key", "safe_all", "reveal", "global_dep",
-        "keys", "values", "vis_cells",
+        "keys", "nnum", "values", "vis_cells",
     )
 
     @classmethod
@@ -206,12 +211,9 @@ class _State:
         st.reveal = {}
         st.global_dep = 0
         st.keys = st.values = []
+        st.nnum = 0
         st.vis_cells = ()
         return st
-
-    @property
-    def nnum(self) -> int:
-        return len(self.keys)
 
     @property
     def numbers(self) -> dict[Cell, int]:
@@ -402,17 +404,62 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, numbers, new, vis: 
     if int_key != parent.int_key:
         redo |= _dilate(shifts, interior)
     redo &= safe_all
-    reveal = {i: v for i, v in p_reveal.items() if (safe_all >> i) & 1 and not (redo >> i) & 1}
+    reveal = {i: v for i, v in p_reveal.items() if (safe_all >> i) & 1 and not (redo >> i) & 1} if p_reveal else {}
     global_dep = 0
     if redo:
+        # Each cell's verdict, as deduce._solve decides it; the rare case of several parts
+        # varying with their mine counts goes to _several_vary.
+        fixed = vis | mine
         int_partial = int_kset & ((1 << nint) - 2)  # seen in part, the interior varies
-        ctx = (nmasks, vis | mine, unknown, parts, interior, nint, int_kset, int_partial, rem)
+        int_single = not int_kset & (int_kset - 1)
         for x in _bits(redo):
-            value, dep = _verdict(x, ctx)
-            if value is not None:
-                reveal[x] = value
-            if dep:
-                global_dep |= 1 << x
+            nb = nmasks[x]
+            count = (nb & fixed).bit_count()
+            nbu = nb & unknown
+            if not nbu:
+                reveal[x] = count
+                continue
+            nvary = 0
+            int_row = None
+            ni = nbu & interior
+            if ni:  # interior cells (interchangeable): int_kset says how many mines they hold
+                wi = ni.bit_count()
+                if int_partial and wi < nint:
+                    continue  # a mine can move across the border of what x sees
+                if int_single:
+                    count += wi if int_kset >> nint else (int_kset.bit_length() - 1) * wi // nint
+                else:
+                    int_row = {r: r for r in _bits(int_kset)} if wi == nint else {0: 0, nint: wi}
+                    nvary = 1
+                nbu ^= ni
+            touched = []  # (part index, rest, cells seen) of the parts whose count varies
+            if nbu:
+                for pi, (comp, rest) in enumerate(parts):
+                    w = nbu & comp.mask
+                    if w:
+                        r = rest._seen.get(w, rest)
+                        if r is rest:
+                            r = rest.seen(w)
+                        if r.__class__ is int:
+                            count += r
+                        elif r is _VARY:
+                            nvary = -1
+                            break
+                        else:
+                            count += r[0]
+                            nvary += len(r[1])
+                            touched.append((pi, rest, w))
+                        nbu ^= w
+                        if not nbu:
+                            break
+            if nvary == 0:
+                reveal[x] = count
+            elif nvary > 1:  # (one box or the interior of several counts: each occurs)
+                value, dep = _several_vary(count, touched, int_row, parts, rem, nint)
+                if value is not None:
+                    reveal[x] = value
+                if dep:
+                    global_dep |= 1 << x
 
     st = _State()
     st.key = parent.key
@@ -873,59 +920,15 @@ class _Rest:
 
 
 # ---------------------------------------------------------------------------------------------
-# A safe cell's number
+# A safe cell's number (the common cases are decided in _extend)
 # ---------------------------------------------------------------------------------------------
 
 
-def _verdict(x: int, ctx) -> tuple[int | None, bool]:
-    """The number of the safe cell ``x`` if it is the same in every consistent layout (else
-    None), and whether deciding it took the whole board (the mine counts of components it
-    does not touch), as ``deduce._solve`` decides it."""
-    nmasks, fixed, unknown, parts, interior, nint, int_kset, int_partial, rem = ctx
-    nb = nmasks[x]
-    count = (nb & fixed).bit_count()
-    nbu = nb & unknown
-    if not nbu:
-        return count, False
-    nvary = 0
-    int_row = None
-    ni = nbu & interior
-    if ni:  # interior cells (interchangeable): int_kset says how many mines they hold
-        wi = ni.bit_count()
-        if wi < nint and int_partial:
-            return None, False  # a mine can move across the border of what x sees
-        if not int_kset & (int_kset - 1):
-            count += wi if int_kset >> nint else (int_kset.bit_length() - 1) * wi // nint
-        elif wi == nint:
-            int_row = {r: r for r in _bits(int_kset)}
-            nvary = 1
-        else:  # 0 or nint mines
-            int_row = {0: 0, nint: wi}
-            nvary = 1
-        nbu ^= ni
-    touched = []  # (part index, rest, cells seen) of the parts whose count varies
-    if nbu:
-        for pi, (comp, rest) in enumerate(parts):
-            w = nbu & comp.mask
-            if w:
-                r = rest._seen.get(w, rest)
-                if r is rest:
-                    r = rest.seen(w)
-                if r.__class__ is int:
-                    count += r
-                elif r is _VARY:
-                    return None, False
-                else:
-                    count += r[0]
-                    nvary += len(r[1])
-                    touched.append((pi, rest, w))
-                nbu ^= w
-                if not nbu:
-                    break
-    if nvary == 0:
-        return count, False
-    if nvary == 1:
-        return None, False  # one box (or the interior) of several counts: each occurs
+def _several_vary(count, touched, int_row, parts, rem, nint) -> tuple[int | None, bool]:
+    """A safe cell's number, ``count`` plus what the ``touched`` parts and the interior
+    (``int_row``) add, when more than one box varies: if it is the same in every consistent
+    layout, else None; and whether that took the whole board (the mine counts of components
+    the cell does not touch), which makes the verdict one to redo every time."""
     funcs = {}
     for pi, rest, w in touched:
         f = rest.func(w)
