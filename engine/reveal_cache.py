@@ -601,26 +601,39 @@ def _sweep(adj: list[int], start: int) -> list[int]:
     return order
 
 
+_SOLUTIONS = 64  # a component with more partial solutions than this in a step: bitset pass
+_CS3 = [[c for c in range(3) if sig >> c & 1] for sig in range(8)]  # constraints of a signature
+
+
 class _Comp:
-    """One component's constraints ``cons`` (sorted (need, mask) pairs), solved for
-    feasibility: boxes (cells touched by the same constraints, interchangeable), and a forward
-    pass over them, box by box, whose states are the packed needs of ``deduce._Component`` (4
-    bits per constraint) and whose values are bitsets of the mines placed so far.  The box
-    order is ``deduce._components``' (breadth first over the constraints from an end of the
-    component).  ``feasible``: the component's possible mine counts.  ``rest(allowed)``: the
-    boxes' possible counts when the component may hold only the counts in ``allowed``."""
+    """One component's constraints ``cons`` (sorted (need, mask) pairs), solved exactly:
+    boxes (cells touched by the same constraints, interchangeable) and a forward pass over
+    them box by box, whose states pack what each constraint still needs (4 bits a constraint,
+    as ``deduce._Component``).  Box order: with more than three constraints, the boxes as their
+    first constraint comes in a breadth-first sweep from an end of the component (Cuthill-McKee,
+    as ``deduce._components``); with three or fewer any order keeps the states few.
 
-    __slots__ = ("_rests", "bounds", "box_masks", "box_sizes", "cons", "deltas", "feasible", "layers", "mask", "needs0")
+    Most components have a handful of solutions (box by box mine counts), so the pass carries
+    the solutions themselves, each packed in one int: its mine count in the low 8 bits, box
+    i's count at bit 8 + 4i (``sols``).  Everything else is read off them.  If a step would
+    hold more than ``limit`` partial solutions, the pass carries instead a bitset of the mine
+    counts so far per state (``layers``, ``bounds``, ``deltas``), and ``_Rest`` runs a backward
+    pass over it.  A lone constraint needs neither (``sols`` and ``layers`` None).
+    ``feasible``: the component's possible mine counts.  ``rest(allowed)``: the boxes'
+    possible counts when it may hold only the counts in ``allowed`` (memoised)."""
 
-    def __init__(self, cons: tuple) -> None:
+    __slots__ = ("_rests", "bounds", "box_masks", "box_sizes", "cons", "deltas", "feasible", "layers", "mask",
+                 "needs0", "sols")
+
+    def __init__(self, cons: tuple, limit: int | None = None) -> None:
         self.cons = cons
         self._rests: dict[int, _Rest] = {}
-        if len(cons) == 1:
+        self.layers = self.bounds = self.deltas = self.sols = None
+        if len(cons) == 1:  # one number's cells: need n of them
             need, mask = cons[0]
             self.mask = mask
             self.box_masks = (mask,)
             self.box_sizes = (mask.bit_count(),)
-            self.layers = self.bounds = self.deltas = None
             self.needs0 = need
             self.feasible = 1 << need
             return
@@ -645,13 +658,11 @@ class _Comp:
             boxes = split
             bit <<= 1
         self.mask = union
-        # Each box's constraints; the boxes in the order their first constraint comes in a
-        # breadth-first sweep from an end of the component (found by a first sweep).
         ncons = len(cons)
-        box_cs = []
-        if ncons > 2:
+        if ncons > 3:
+            box_cs = []
             adj = [0] * ncons
-            cons_boxes = [[] for _ in range(ncons)]
+            cons_boxes: list[list[int]] = [[] for _ in range(ncons)]
             for bi, (_, sig) in enumerate(boxes):
                 cs = []
                 x = sig
@@ -663,17 +674,15 @@ class _Comp:
                     adj[c] |= sig
                     x ^= low
                 box_cs.append(cs)
-            order = _sweep(adj, _sweep(adj, 0)[-1])
             seq = []
             placed = 0
-            for c in order:
+            for c in _sweep(adj, _sweep(adj, 0)[-1]):
                 for bi in cons_boxes[c]:
                     if not placed >> bi & 1:
                         placed |= 1 << bi
                         seq.append(bi)
-        else:  # two constraints: the shared box first, then each one's own
-            for _, sig in boxes:
-                box_cs.append([0, 1] if sig == 3 else [sig >> 1])
+        else:
+            box_cs = [_CS3[sig] for _, sig in boxes]
             seq = range(len(boxes))
         needs0 = 0
         cap = []
@@ -683,67 +692,60 @@ class _Comp:
             cap.append(m.bit_count())
             sh += 4
         self.needs0 = needs0
-        # The forward pass.  bounds[i][state]: kmin | kmax << 4, the mine counts box i may
-        # hold from that state (a state with none is dropped); k mines lead to state - k * deltas[i].
+        # Each step: box size, delta (one per constraint of the box), and per constraint of
+        # the box (its shift, its cells in the boxes after this one).
         masks = []
-        sizes = []
-        cur = {needs0: 1}
-        layers = [cur]
-        bounds = []
-        deltas = []
+        steps = []
         for bi in seq:
             bm = boxes[bi][0]
             s = bm.bit_count()
             masks.append(bm)
-            sizes.append(s)
-            cs = box_cs[bi]
             delta = 0
-            if len(cs) == 1:
-                c = cs[0]
+            checks = []
+            for c in box_cs[bi]:
                 cap[c] -= s
-                sh = 4 * c
-                cp = cap[c]
-                delta = 1 << sh
-                nxt = {}
-                bd = {}
-                get = nxt.get
-                for key, val in cur.items():
+                checks.append((4 * c, cap[c]))
+                delta |= 1 << (4 * c)
+            steps.append((s, delta, checks))
+        self.box_masks = tuple(masks)
+        self.box_sizes = tuple(step[0] for step in steps)
+        if limit is None:
+            limit = _SOLUTIONS
+        sols = _solutions(needs0, steps, limit) if union.bit_count() < 256 else None
+        if sols is not None:
+            if not sols:
+                raise ValueError("no consistent layout")
+            feasible = 0
+            for code in sols:
+                feasible |= 1 << (code & 255)
+            self.sols = sols
+            self.feasible = feasible
+            return
+        cur = {needs0: 1}
+        layers = [cur]
+        bounds = []
+        deltas = []
+        for s, delta, checks in steps:
+            nxt: dict[int, int] = {}
+            bd: dict[int, int] = {}
+            get = nxt.get
+            for key, val in cur.items():
+                kmin = 0
+                kmax = s
+                for sh, cp in checks:
                     v = key >> sh & 15
-                    kmax = v if v < s else s
-                    kmin = v - cp if v > cp else 0
-                    if kmin > kmax:
-                        continue
-                    bd[key] = kmin | kmax << 4
-                    nk = key - kmin * delta
-                    for k in range(kmin, kmax + 1):
-                        nxt[nk] = get(nk, 0) | val << k
-                        nk -= delta
-            else:
-                checks = []
-                for c in cs:
-                    cap[c] -= s
-                    checks.append((4 * c, cap[c]))
-                    delta |= 1 << (4 * c)
-                nxt = {}
-                bd = {}
-                get = nxt.get
-                for key, val in cur.items():
-                    kmin = 0
-                    kmax = s
-                    for sh, cp in checks:
-                        v = key >> sh & 15
-                        if v < kmax:
-                            kmax = v
-                        v -= cp
-                        if v > kmin:
-                            kmin = v
-                    if kmin > kmax:
-                        continue
-                    bd[key] = kmin | kmax << 4
-                    nk = key - kmin * delta
-                    for k in range(kmin, kmax + 1):
-                        nxt[nk] = get(nk, 0) | val << k
-                        nk -= delta
+                    if v < kmax:
+                        kmax = v
+                    v -= cp
+                    if v > kmin:
+                        kmin = v
+                if kmin > kmax:
+                    continue
+                bd[key] = kmin | kmax << 4
+                nk = key - kmin * delta
+                for k in range(kmin, kmax + 1):
+                    nxt[nk] = get(nk, 0) | val << k
+                    nk -= delta
             bounds.append(bd)
             deltas.append(delta)
             layers.append(nxt)
@@ -751,8 +753,6 @@ class _Comp:
         feasible = cur.get(0, 0)
         if not feasible:
             raise ValueError("no consistent layout")
-        self.box_masks = tuple(masks)
-        self.box_sizes = tuple(sizes)
         self.layers = layers
         self.bounds = bounds
         self.deltas = deltas
@@ -769,6 +769,22 @@ class _Comp:
     def minmax(self, contrib: dict[int, list[int]]) -> dict[int, tuple[int, int]]:
         """Per mine count m of the component: (min, max) over its layouts of the sum of
         ``contrib[b][k]`` (box b, by its position in the order, holding k mines)."""
+        if self.sols is not None:
+            out: dict[int, tuple[int, int]] = {}
+            items = [(8 + 4 * i, row) for i, row in contrib.items()]
+            for code in self.sols:
+                v = 0
+                for sh, row in items:
+                    v += row[code >> sh & 15]
+                m = code & 255
+                old = out.get(m)
+                if old is None:
+                    out[m] = (v, v)
+                elif v < old[0]:
+                    out[m] = (v, old[1])
+                elif v > old[1]:
+                    out[m] = (old[0], v)
+            return out
         states = {(self.needs0, 0): (0, 0)}
         for i, bd in enumerate(self.bounds):
             cb = contrib.get(i)
@@ -792,6 +808,45 @@ class _Comp:
         return {m: v for (key, m), v in states.items() if key == 0}
 
 
+def _solutions(needs0: int, steps: list, limit: int) -> list[int] | None:
+    """The forward pass carrying solutions (see :class:`_Comp`): every assignment of mine
+    counts to the boxes that meets the constraints, packed; None past ``limit`` in a step."""
+    cur = {needs0: [0]}
+    w = 1 << 8
+    for s, delta, checks in steps:
+        w1 = w + 1  # one more mine in this box: count + 1, box field + 1
+        nxt: dict[int, list[int]] = {}
+        n = 0
+        for key, codes in cur.items():
+            kmin = 0
+            kmax = s
+            for sh, cp in checks:
+                v = key >> sh & 15
+                if v < kmax:
+                    kmax = v
+                v -= cp
+                if v > kmin:
+                    kmin = v
+            if kmin > kmax:
+                continue
+            n += (kmax - kmin + 1) * len(codes)
+            nk = key - kmin * delta
+            add = kmin * w1
+            for _ in range(kmin, kmax + 1):
+                lst = nxt.get(nk)
+                if lst is None:
+                    nxt[nk] = [c + add for c in codes]
+                else:
+                    lst += [c + add for c in codes]
+                nk -= delta
+                add += w1
+        if n > limit:
+            return None
+        cur = nxt
+        w <<= 4
+    return cur.get(0, [])
+
+
 class _Rest:
     """A component restricted to the mine counts ``allowed`` (those some consistent layout
     of the whole board gives it): each box's possible mine counts (``ksets``, bit k) and the
@@ -805,7 +860,16 @@ class _Rest:
         self.allowed = allowed
         self._seen: dict[int, object] = {}
         self._func: dict[int, object] = {}
-        if comp.layers is None:
+        if comp.sols is not None:
+            n = len(comp.box_sizes)
+            ksets = [0] * n
+            for code in comp.sols:
+                if allowed >> (code & 255) & 1:
+                    code >>= 8
+                    for i in range(n):
+                        ksets[i] |= 1 << (code & 15)
+                        code >>= 4
+        elif comp.layers is None:
             ksets = [allowed]
         else:
             # Backward pass: g[state] is the set of mine counts the boxes before it may hold
@@ -903,7 +967,7 @@ class _Rest:
             return out
         varying = self.seen(w)[1]
         allowed = self.allowed
-        if self.comp.layers is None:  # one box, seen whole
+        if len(self.comp.box_sizes) == 1:  # one box, seen whole
             out = {m: m for m in _bits(allowed)}
         else:
             out = {}

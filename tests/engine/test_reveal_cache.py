@@ -20,8 +20,12 @@ from engine.deduce import RevealCache, revealable
 from .test_deduce import bf_analysis, bf_layouts, bf_neighbours
 
 
+SLOW_CHECKS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example,
+               HealthCheck.function_scoped_fixture]  # (the fixture below is the same for every example)
+
+
 def slow(n):
-    return settings(max_examples=n, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example])
+    return settings(max_examples=n, deadline=None, suppress_health_check=SLOW_CHECKS)
 BRUTE_FORCE_LIMIT = 6000  # compare with brute force when C(hidden, mines to place) is at most this
 
 
@@ -82,9 +86,18 @@ def play_small(width, height, mines, moves):
             numbers.update(revealable(width, height, total, numbers, visible))
 
 
+@pytest.fixture(params=["solutions", "bitsets"])
+def component_pass(request, monkeypatch):
+    """Run a test with components solved by carrying their solutions (the usual way) and by
+    the bitset pass (what components with many solutions get)."""
+    if request.param == "bitsets":
+        monkeypatch.setattr(rc, "_SOLUTIONS", 0)
+    return request.param
+
+
 @slow(400)
-@given(small_games())
-def test_small_games_match_brute_force(game):
+@given(game=small_games())
+def test_small_games_match_brute_force(game, component_pass):
     width, height, mines, moves = game
     cache = RevealCache()
     for numbers, visible in play_small(width, height, mines, moves):
@@ -147,8 +160,8 @@ def test_positions_in_any_order_share_one_cache(games, rnd):
 
 
 @slow(150)
-@given(small_games(max_cells=64, max_side=8))
-def test_larger_boards_match_uncached(game):
+@given(game=small_games(max_cells=64, max_side=8))
+def test_larger_boards_match_uncached(game, component_pass):
     """Boards up to 8x8 (brute force where still cheap): wider frontiers, several components,
     verdicts that need the whole board."""
     width, height, mines, moves = game
@@ -327,7 +340,7 @@ def duel_positions(seed, moves=400):
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_duel_games_match_uncached(seed):
+def test_duel_games_match_uncached(seed, component_pass):
     duel, asked = duel_positions(seed)
     assert asked
     cache = RevealCache()
@@ -487,8 +500,10 @@ def test_component_against_its_layouts(cons, data):
     if not layouts:
         with pytest.raises(ValueError):
             rc._Comp(cons)
+        with pytest.raises(ValueError):
+            rc._Comp(cons, limit=0)
         return
-    comp = rc._Comp(cons)
+    comp = rc._Comp(cons, limit=data.draw(st.sampled_from([0, 1, 64])))  # 0: the bitset pass
     assert bits_of(comp.feasible) == {lay.bit_count() for lay in layouts}
     union = comp.mask
     assert sum(comp.box_masks) == union and all(m for m in comp.box_masks)
