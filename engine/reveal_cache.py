@@ -812,38 +812,57 @@ def _solutions(needs0: int, steps: list, limit: int) -> list[int] | None:
     """The forward pass carrying solutions (see :class:`_Comp`): every assignment of mine
     counts to the boxes that meets the constraints, packed; None past ``limit`` in a step."""
     cur = {needs0: [0]}
-    w = 1 << 8
+    w1 = (1 << 8) + 1  # one more mine in box i: count + 1, box field + 1
     for s, delta, checks in steps:
-        w1 = w + 1  # one more mine in this box: count + 1, box field + 1
         nxt: dict[int, list[int]] = {}
+        get = nxt.get
         n = 0
+        one = checks[0] if len(checks) == 1 else None
         for key, codes in cur.items():
-            kmin = 0
-            kmax = s
-            for sh, cp in checks:
+            if one is not None:
+                sh, cp = one
                 v = key >> sh & 15
-                if v < kmax:
-                    kmax = v
-                v -= cp
-                if v > kmin:
-                    kmin = v
+                kmax = v if v < s else s
+                kmin = v - cp if v > cp else 0
+            else:
+                kmin = 0
+                kmax = s
+                for sh, cp in checks:
+                    v = key >> sh & 15
+                    if v < kmax:
+                        kmax = v
+                    v -= cp
+                    if v > kmin:
+                        kmin = v
             if kmin > kmax:
                 continue
-            n += (kmax - kmin + 1) * len(codes)
             nk = key - kmin * delta
             add = kmin * w1
-            for _ in range(kmin, kmax + 1):
-                lst = nxt.get(nk)
-                if lst is None:
-                    nxt[nk] = [c + add for c in codes]
-                else:
-                    lst += [c + add for c in codes]
-                nk -= delta
-                add += w1
+            if len(codes) == 1:
+                c = codes[0] + add
+                n += kmax - kmin + 1
+                for _ in range(kmin, kmax + 1):
+                    lst = get(nk)
+                    if lst is None:
+                        nxt[nk] = [c]
+                    else:
+                        lst.append(c)
+                    nk -= delta
+                    c += w1
+            else:
+                n += (kmax - kmin + 1) * len(codes)
+                for _ in range(kmin, kmax + 1):
+                    lst = get(nk)
+                    if lst is None:
+                        nxt[nk] = [c + add for c in codes]
+                    else:
+                        lst += [c + add for c in codes]
+                    nk -= delta
+                    add += w1
         if n > limit:
             return None
         cur = nxt
-        w <<= 4
+        w1 = ((w1 - 1) << 4) + 1
     return cur.get(0, [])
 
 
