@@ -58,7 +58,7 @@ class RevealCache:
 
     __slots__ = ("_board", "_comp_limit", "_comps", "_state_limit", "_states", "stats")
 
-    def __init__(self, states: int = 8, components: int = 256) -> None:
+    def __init__(self, states: int = 4, components: int = 32) -> None:
         if states < 1 or components < 1:
             raise ValueError("cache limits must be positive")
         self._states: list[_State] = []
@@ -972,7 +972,7 @@ class _Rest:
                     else:  # its possible counts are 0 and s only
                         varying.append((i, (0,) * s + (x.bit_count(),)))
             out = (const, tuple(varying)) if varying else const
-        if len(memo) >= 64:
+        if len(memo) >= 32:
             memo.clear()
         memo[w] = out
         return out
@@ -996,7 +996,7 @@ class _Rest:
                         out = _VARY
                         break
                     out[m] = lo
-        if len(memo) >= 64:
+        if len(memo) >= 32:
             memo.clear()
         memo[w] = out
         return out
