@@ -114,17 +114,24 @@ def line(label: str, ns: list[int]) -> str:
             f"mean {fmt(sum(s) / len(s)):>9}  total {sum(s) / 1e6:8.1f} ms")
 
 
-def cache_size(calls: list[tuple]) -> str:
-    """What one game's cache holds at its end, and its memory (tracemalloc)."""
-    tracemalloc.start()
-    before = tracemalloc.take_snapshot()
-    cache = RevealCache()
-    for args in calls:
-        revealable(*args, cache=cache)
-    after = tracemalloc.take_snapshot()
-    tracemalloc.stop()
-    size = sum(stat.size_diff for stat in after.compare_to(before, "filename"))
-    return f"{len(cache)} positions, {len(cache._comps)} components, about {size / 1024:.0f} KiB"
+def cache_memory(games: list[list[tuple]]) -> str:
+    """A game's cache in memory (tracemalloc), sampled every 6th auto-reveal of up to 10 games."""
+    samples = []
+    for calls in games[:10]:
+        tracemalloc.start()
+        before = tracemalloc.take_snapshot()
+        cache = RevealCache()
+        for i, args in enumerate(calls):
+            revealable(*args, cache=cache)
+            if i % 6 == 5:
+                after = tracemalloc.take_snapshot()
+                samples.append(sum(stat.size_diff for stat in after.compare_to(before, "filename")))
+        tracemalloc.stop()
+    if not samples:
+        return "no sample"
+    samples.sort()
+    return (f"median {statistics.median(samples) / 1024:.0f} KiB, p90 {pct(samples, 0.9) / 1024:.0f} KiB, "
+            f"max {samples[-1] / 1024:.0f} KiB ({len(samples)} samples)")
 
 
 def machine() -> str:
@@ -177,7 +184,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"  ratio uncached/cached: total {sum(all_u) / sum(all_c):.2f}, "
               f"median {statistics.median(all_u) / statistics.median(all_c):.2f}, "
               f"p99 {pct(sorted(all_u), 0.99) / pct(sorted(all_c), 0.99):.2f}")
-        print(f"  one game's cache at its end: {cache_size(max(games, key=len))}; load average at end {load()}")
+        print(f"  a game's cache during play: {cache_memory(games)}; load average at end {load()}")
 
 
 if __name__ == "__main__":

@@ -58,7 +58,7 @@ class RevealCache:
 
     __slots__ = ("_board", "_comp_limit", "_comps", "_state_limit", "_states", "stats")
 
-    def __init__(self, states: int = 4, components: int = 32) -> None:
+    def __init__(self, states: int = 4, components: int = 16) -> None:
         if states < 1 or components < 1:
             raise ValueError("cache limits must be positive")
         self._states: list[_State] = []
