@@ -637,6 +637,9 @@ class _Comp:
             self.needs0 = need
             self.feasible = 1 << need
             return
+        if len(cons) == 2 and limit is None:
+            self._pair(cons)
+            return
         # Boxes, by splitting the cells with each constraint in turn: (mask, signature).
         boxes: list[tuple[int, int]] = []
         union = 0
@@ -756,6 +759,43 @@ class _Comp:
         self.layers = layers
         self.bounds = bounds
         self.deltas = deltas
+        self.feasible = feasible
+
+    def _pair(self, cons: tuple) -> None:
+        """Two constraints (they share cells): the shared box takes k mines, each one's own
+        cells the rest of its need, for every k that fits; the solutions packed as usual."""
+        (n0, m0), (n1, m1) = cons
+        shared = m0 & m1
+        own0 = m0 ^ shared
+        own1 = m1 ^ shared
+        s = shared.bit_count()
+        s0 = own0.bit_count()
+        s1 = own1.bit_count()
+        self.mask = m0 | m1
+        masks = [shared]
+        if own0:
+            masks.append(own0)
+        if own1:
+            masks.append(own1)
+        self.box_masks = tuple(masks)
+        self.box_sizes = tuple(m.bit_count() for m in masks)
+        self.needs0 = n0 | n1 << 4
+        sols = []
+        for k in range(max(0, n0 - s0, n1 - s1), min(s, n0, n1) + 1):
+            k0 = n0 - k
+            k1 = n1 - k
+            code = (k + k0 + k1) | k << 8
+            if own0:
+                code |= k0 << 12
+            if own1:
+                code |= k1 << (16 if own0 else 12)
+            sols.append(code)
+        if not sols:
+            raise ValueError("no consistent layout")
+        feasible = 0
+        for code in sols:
+            feasible |= 1 << (code & 255)
+        self.sols = sols
         self.feasible = feasible
 
     def rest(self, allowed: int) -> _Rest:
