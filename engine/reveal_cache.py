@@ -22,8 +22,9 @@ How a position is described (all masks are Python ints over cell indices ``r * w
 - the reduced constraints (mines needed, mask of unknown cells), split into independent
   components (no shared cell); the unknown cells in no constraint are the *interior*.
 
-Unlike ``deduce``, which counts layouts, this only asks which mine counts are *possible*, so
-its dynamic programme carries bitsets (bit m: m mines possible) instead of big-int polynomials.
+Unlike ``deduce``, which counts layouts, this only asks which mine counts are *possible*: a
+component's forward pass carries its solutions themselves (nearly every duel component has a
+handful), or, for one with many, bitsets of the possible mine counts, never big-int polynomials.
 """
 
 from __future__ import annotations
@@ -157,7 +158,7 @@ class RevealCache:
                 raise ValueError(f"bad number {value!r} at {cell!r}")
             new.append((i, value))
         new.sort()
-        state = _extend(self, geo, board[2], parent, numbers, new, vis, total_mines)
+        state = _extend(self, geo, board[2], parent, new, vis, total_mines)
         state.keys = keys
         state.nnum = n
         state.values = values
@@ -232,7 +233,7 @@ class _State:
         return {cells[i]: reveal[i] for i in sorted(reveal)}
 
 
-def _extend(cache: RevealCache, geo, shifts, parent: _State, numbers, new, vis: int, total: int) -> _State:
+def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, total: int) -> _State:
     """The position ``parent`` plus the numbers ``new`` ((index, value), ascending) and the
     visible mines ``vis`` (a superset of the parent's), solved reusing what did not change.
 

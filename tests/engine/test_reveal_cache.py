@@ -19,7 +19,6 @@ from engine.deduce import RevealCache, revealable
 
 from .test_deduce import bf_analysis, bf_layouts, bf_neighbours
 
-
 SLOW_CHECKS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example,
                HealthCheck.function_scoped_fixture]  # (the fixture below is the same for every example)
 
