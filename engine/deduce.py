@@ -23,8 +23,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property, lru_cache
 from math import comb
+from typing import TYPE_CHECKING
 
-__all__ = ["Analysis", "analyze", "revealable"]
+if TYPE_CHECKING:
+    from .reveal_cache import RevealCache
+
+__all__ = ["Analysis", "RevealCache", "analyze", "revealable"]
 
 Cell = tuple[int, int]
 
@@ -79,12 +83,17 @@ def revealable(
     total_mines: int,
     numbers: Mapping[Cell, int],
     visible_mines: Iterable[Cell],
+    cache: RevealCache | None = None,
 ) -> dict[Cell, int]:
     """Hidden cells that are safe and whose number is the same in every consistent layout.
 
     Maps each such cell to its number (neighbouring mines, visible ones included).  Hidden
     certain mines are never included.  Raises ``ValueError`` on inconsistent input.  Cheaper
     than ``analyze(...).revealable`` (no per-cell probabilities), same answer.
+
+    With ``cache`` (an :class:`engine.reveal_cache.RevealCache`, one per game), the same
+    answer is worked out from the positions solved before with that cache, re-solving only
+    what changed since the nearest of them; without, from scratch.
 
     A revealed 0 does not flood: the duel start position reveals nothing more.
 
@@ -97,6 +106,8 @@ def revealable(
     >>> revealable(3, 2, 1, {(0, 0): 0, (0, 1): 1, (1, 0): 0}, [])
     {(1, 1): 1}
     """
+    if cache is not None:
+        return cache.revealable(width, height, total_mines, numbers, visible_mines)
     return _solve(width, height, total_mines, numbers, visible_mines, False)[0]
 
 
@@ -116,6 +127,17 @@ def analyze(
     (3, 0.3333333333333333, Fraction(1, 3))
     """
     return _solve(width, height, total_mines, numbers, visible_mines, True)[1]
+
+
+def __getattr__(name: str):
+    """``RevealCache`` (engine/reveal_cache.py, which builds on this module), imported on
+    first use so that neither module needs the other while it loads."""
+    if name == "RevealCache":
+        from .reveal_cache import RevealCache
+
+        globals()["RevealCache"] = RevealCache
+        return RevealCache
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -197,15 +197,19 @@ class Duel:
         """Derived forms of ``lines`` and ``log`` (views' move lists, the stored form), converted
         once per item; not game state. Shared by the copies of this duel (they share those
         items), so it lives exactly as long as the game's objects do."""
+        self.reveal_cache = deduce.RevealCache()
+        """The deduction auto-reveal's solved positions (engine/reveal_cache.py), so each move
+        re-solves only what it changed; not game state. Shared like ``memo``."""
 
     # ------------------------------------------------------------------ construction
 
     def _same_game(self) -> "Duel":
         """A duel of this game with no state yet (:meth:`from_snapshot` fills it): what never
-        changes in a game (setup, rules, geometry, the commitment) and the memo are shared."""
+        changes in a game (setup, rules, geometry, the commitment), the memo and the reveal cache
+        are shared."""
         new = Duel.__new__(Duel)
         new.setup, new.rules, new.geo = self.setup, self.rules, self.geo
-        new.commitment, new.memo = self.commitment, self.memo
+        new.commitment, new.memo, new.reveal_cache = self.commitment, self.memo, self.reveal_cache
         return new
 
     def copy(self) -> "Duel":
@@ -349,7 +353,8 @@ class Duel:
         is the same as before (already revealed); the caller skips the call then.
         """
         found = deduce.revealable(
-            self.setup.width, self.setup.height, self.setup.total_mines, self.numbers, self.claims.keys()
+            self.setup.width, self.setup.height, self.setup.total_mines, self.numbers, self.claims.keys(),
+            cache=self.reveal_cache,
         )
         self.numbers.update(found)
         return found

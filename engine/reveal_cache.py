@@ -1,0 +1,1106 @@
+"""The duel's deduction auto-reveal, incremental: ``revealable(..., cache=RevealCache())``.
+
+``engine.deduce.revealable`` solves every position from scratch.  In a duel consecutive
+positions differ by a cell or two (the move, and what the previous auto-reveal opened), and most
+of the frontier is the same from one version of a game to the next.  A :class:`RevealCache`
+keeps what it worked out for recent positions of a game and, for a new position that extends
+one of them (the same numbers plus some, the same visible mines plus some), re-solves only
+what the new cells touched.  The answer is always exactly ``deduce.revealable``'s: see
+``docs/ENGINE.md`` ("The incremental auto-reveal") for why, and ``tests/engine/test_reveal_cache.py``
+for the comparisons against it and against brute force.
+
+Pure and deterministic: no I/O, no clock, no global state.  Everything cached is derived from
+the positions themselves; a state is reused only for a position that provably extends it, a
+component's solution only for identical constraints.  Both stores are bounded, and a miss only
+costs recomputation.  One cache may serve a duel, its copies and its decoded later versions,
+also when two different moves are applied to two copies of one position.
+
+How a position is described (all masks are Python ints over cell indices ``r * width + c``):
+
+- ``safe``/``mine``: hidden cells settled by the single-number rule (``deduce._simplify``);
+- ``unknown``: the other hidden cells; ``rem``: the mines among them;
+- the reduced constraints (mines needed, mask of unknown cells), split into independent
+  components (no shared cell); the unknown cells in no constraint are the *interior*.
+
+Unlike ``deduce``, which counts layouts, this only asks which mine counts are *possible*: a
+component's forward pass carries its solutions themselves (nearly every duel component has a
+handful), or, for one with many, bitsets of the possible mine counts, never big-int polynomials.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+
+from .deduce import _bits, _geometry
+
+__all__ = ["RevealCache"]
+
+Cell = tuple[int, int]
+
+
+class RevealCache:
+    """What ``engine.deduce.revealable`` worked out for recent positions, to answer the next
+    ones of the same game by re-solving only what changed.
+
+    Why: the duel auto-reveals after every move, and solving each position from scratch was a
+    third of the server's CPU per move; a move changes one or two cells, so nearly all of that
+    work repeats the previous position's.  Use one cache per game (``Duel`` keeps it beside its
+    ``memo`` and shares it with its copies)::
+
+        cache = RevealCache()
+        revealable(11, 11, 15, numbers, mines, cache=cache)   # == revealable(11, 11, 15, numbers, mines)
+
+    Keeps the last ``states`` positions solved (a new one is solved from the most recent of them
+    that it extends, or from scratch) and up to ``components`` solved frontier components, keyed
+    by their constraints; each store is cleared or trimmed when full.  ``stats`` counts what was
+    reused (for tests and benchmarks; it never changes an answer).
+    """
+
+    __slots__ = ("_board", "_comp_limit", "_comps", "_state_limit", "_states", "stats")
+
+    def __init__(self, states: int = 4, components: int = 16) -> None:
+        if states < 1 or components < 1:
+            raise ValueError("cache limits must be positive")
+        self._states: list[_State] = []
+        self._comps: dict[tuple, _Comp] = {}
+        self._state_limit = states
+        self._comp_limit = components
+        self._board: tuple = (None, None, None)  # (width, height), geometry, dilation masks
+        self.stats = {"extended": 0, "fresh": 0, "repeated": 0, "component_hits": 0, "component_builds": 0}
+
+    def __len__(self) -> int:
+        """Positions held (at most ``states``)."""
+        return len(self._states)
+
+    def clear(self) -> None:
+        self._states.clear()
+        self._comps.clear()
+
+    def revealable(
+        self,
+        width: int,
+        height: int,
+        total_mines: int,
+        numbers: Mapping[Cell, int],
+        visible_mines: Iterable[Cell],
+    ) -> dict[Cell, int]:
+        """``engine.deduce.revealable(width, height, total_mines, numbers, visible_mines)``,
+        the same dict (same order) and the same ``ValueError``s, from the cached positions."""
+        if width.__class__ is not int or height.__class__ is not int or width <= 0 or height <= 0:
+            raise ValueError(f"bad board size {width!r}x{height!r}")
+        if total_mines.__class__ is not int or total_mines < 0:
+            raise ValueError(f"bad mine count {total_mines!r}")
+        board = self._board
+        if board[0] != (width, height):
+            board = self._board = ((width, height), _geometry(width, height), _shifts(width, height))
+        geo = board[1]
+        index = geo.index
+        key = (width, height, total_mines)
+        states = self._states
+        last = states[-1] if states else None
+        # Inputs equal to a cached position's are not checked again: the visible mines as a
+        # tuple, the numbers as lists of keys and values (C-level comparisons, which match
+        # identical objects at once: a duel's copies share their cells and ints).
+        vis_cells = tuple(visible_mines)
+        if last is not None and last.key == key and last.vis_cells == vis_cells:
+            vis = last.vis
+        else:
+            vis = 0
+            for cell in vis_cells:
+                i = index.get(cell) if cell.__class__ is tuple else None
+                if i is None:
+                    raise ValueError(f"visible mine at {cell!r}: not a cell of the board")
+                vis |= 1 << i
+        keys = list(numbers)
+        values = list(numbers.values())
+        n = len(keys)
+        parent = None
+        tail = None  # the (cell, value) items new since the parent
+        if last is not None and last.key == key and not last.vis & ~vis:
+            pn = last.nnum
+            # A duel adds its numbers at the end of its dict: the parent's usually come first.
+            if pn <= n and keys[:pn] == last.keys and values[:pn] == last.values:
+                parent = last
+                tail = list(zip(keys[pn:], values[pn:]))
+        if parent is None:
+            for k in range(len(states) - 1, -1, -1):
+                st = states[k]
+                if (
+                    st.key == key
+                    and st.nnum <= n
+                    and not st.vis & ~vis
+                    and st.numbers.items() <= numbers.items()
+                ):
+                    parent = st
+                    pnums = st.numbers
+                    tail = [item for item in numbers.items() if item[0] not in pnums]
+                    break
+        if parent is not None and not tail and parent.vis == vis:
+            self.stats["repeated"] += 1
+            if parent is not last:
+                states.remove(parent)
+                states.append(parent)
+            return parent.answer(geo)
+        if parent is None:
+            self.stats["fresh"] += 1
+            parent = _State.empty(key, geo)
+            tail = list(numbers.items())
+        else:
+            self.stats["extended"] += 1
+        # The cells new since the parent, checked as deduce._parse checks every cell.
+        new = []
+        for cell, value in tail:
+            i = index.get(cell) if cell.__class__ is tuple else None
+            if i is None:
+                raise ValueError(f"number at {cell!r}: not a cell of the board")
+            if value.__class__ is not int or not 0 <= value <= 8:
+                raise ValueError(f"bad number {value!r} at {cell!r}")
+            new.append((i, value))
+        new.sort()
+        state = _extend(self, geo, board[2], parent, new, vis, total_mines)
+        state.keys = keys
+        state.nnum = n
+        state.values = values
+        state.vis_cells = vis_cells
+        if len(states) >= self._state_limit:
+            del states[0]
+        states.append(state)
+        return state.answer(geo)
+
+    def _component(self, cons: tuple) -> _Comp:
+        comp = self._comps.get(cons)
+        if comp is not None:
+            self.stats["component_hits"] += 1
+            return comp
+        comp = _Comp(cons)  # raises ValueError when the constraints admit no layout
+        self.stats["component_builds"] += 1
+        if len(self._comps) >= self._comp_limit:
+            self._comps.clear()
+        self._comps[cons] = comp
+        return comp
+
+
+# ---------------------------------------------------------------------------------------------
+# A solved position
+# ---------------------------------------------------------------------------------------------
+
+
+class _State:
+    """One solved position; never changed once made (copies of a duel share them)."""
+
+    __slots__ = (
+        "key", "_numbers", "nummask", "vis", "safe", "mine", "unknown", "rem",
+        "parts", "interior", "nint", "int_kset", "int_key", "safe_all", "reveal", "global_dep",
+        "keys", "nnum", "values", "vis_cells",
+    )
+
+    @classmethod
+    def empty(cls, key, geo) -> _State:
+        """The position before any number: every cell unknown, nothing to reuse."""
+        st = cls()
+        st.key = key
+        st.nummask = st.vis = st.safe = st.mine = 0
+        st.unknown = geo.full
+        st.rem = -1  # never a real position's: nothing of it is reused
+        st.parts = ()
+        st.interior = geo.full
+        st.nint = len(geo.cells)
+        st.int_kset = 0
+        st.int_key = None  # never equal to a real position's
+        st.safe_all = 0
+        st.reveal = {}
+        st.global_dep = 0
+        st.keys = st.values = []
+        st.nnum = 0
+        st.vis_cells = ()
+        return st
+
+    @property
+    def numbers(self) -> dict[Cell, int]:
+        """The position's numbers as a dict (made on first use)."""
+        try:
+            return self._numbers
+        except AttributeError:
+            self._numbers = d = dict(zip(self.keys, self.values))
+            return d
+
+    def answer(self, geo) -> dict[Cell, int]:
+        reveal = self.reveal
+        if not reveal:
+            return {}
+        cells = geo.cells
+        return {cells[i]: reveal[i] for i in sorted(reveal)}
+
+
+def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, total: int) -> _State:
+    """The position ``parent`` plus the numbers ``new`` ((index, value), ascending) and the
+    visible mines ``vis`` (a superset of the parent's), solved reusing what did not change.
+
+    Exact because every layout of the new position, with the newly visible mines put back as
+    mines, is a layout of the parent position; so the parent's settled cells and reduced
+    constraints still hold, and adding the new facts (a new number's cell is safe, a newly
+    visible mine is a mine) and the new numbers' constraints describes the new position exactly.
+    """
+    nmasks = geo.nmasks
+    new_num = 0
+    for i, _ in new:
+        new_num |= 1 << i
+    nummask = parent.nummask | new_num
+    both = nummask & vis
+    if both:
+        cell = geo.cells[both.bit_length() - 1]
+        raise ValueError(f"cell {cell} is both a number and a visible mine")
+    new_vis = vis & ~parent.vis
+    p_safe, p_mine, p_unknown = parent.safe, parent.mine, parent.unknown
+    if new_num & p_mine or new_vis & p_safe:
+        raise ValueError("no consistent layout")
+    fact = (new_num | new_vis) & p_unknown  # cells leaving the unknown ones
+    fact_mine = new_vis & p_unknown
+    safe = p_safe & ~new_num
+    mine = p_mine & ~new_vis
+    unknown = p_unknown & ~fact
+
+    # --- constraints to solve again: the parent's components the new facts touch, and the new
+    # numbers' constraints.  A new number the parent had found revealable with this very value
+    # adds nothing (its count holds in every layout already): it only becomes a safe fact.
+    left: dict[int, int] = {}  # mask -> need: the constraints of the components to solve again
+    active = []  # (need, mask): constraints to check with the single-number rule
+    clean = []  # the parent's (component, rest) pairs untouched so far
+    for part in parent.parts:
+        comp = part[0]
+        if comp.mask & fact:
+            for need, m in comp.cons:
+                if m & fact:
+                    active.append((need - (m & fact_mine).bit_count(), m & ~fact))
+                else:
+                    left[m] = need
+        else:
+            clean.append(part)
+    p_reveal = parent.reveal
+    fixed = vis | mine
+    for i, v in new:
+        if p_reveal.get(i) != v:
+            nm = nmasks[i]
+            active.append((v - (nm & fixed).bit_count(), nm & unknown))
+
+    # --- settle by the single-number rule (deduce._simplify), checking again only what sees a
+    # cell settled now, and pulling in every component a constraint kept now or a cell settled
+    # now touches -----------------------------------------------------------------------------
+    settled_safe = settled_mine = 0
+    while active:
+        known = settled_safe | settled_mine
+        fresh = added = 0  # cells settled, masks of constraints kept, in this round
+        for need, mask in active:
+            if mask & known:
+                need -= (mask & settled_mine).bit_count()
+                mask &= ~known
+            if need <= 0:
+                if need:
+                    raise ValueError("no consistent layout")
+                if mask:
+                    settled_safe |= mask
+                    known |= mask
+                    fresh |= mask
+                continue
+            size = mask.bit_count()
+            if need >= size:
+                if need > size:
+                    raise ValueError("no consistent layout")
+                settled_mine |= mask
+                known |= mask
+                fresh |= mask
+                continue
+            other = left.get(mask)
+            if other is None:
+                left[mask] = need
+                added |= mask
+            elif other != need:
+                raise ValueError("no consistent layout")
+        active = []
+        if fresh:
+            for m in [m for m in left if m & fresh]:
+                active.append((left.pop(m), m))
+        touch = fresh | added
+        if clean and touch:
+            keep = []
+            for part in clean:
+                comp = part[0]
+                if comp.mask & touch:
+                    for need, m in comp.cons:
+                        if m & fresh or m in left:
+                            active.append((need, m))
+                        else:
+                            left[m] = need
+                else:
+                    keep.append(part)
+            clean = keep
+    settled = settled_safe | settled_mine
+    safe |= settled_safe
+    mine |= settled_mine
+    unknown &= ~settled
+    rem = total - vis.bit_count() - mine.bit_count()
+    if rem < 0:
+        raise ValueError("no consistent layout")
+
+    # --- the new components: constraints linked by shared cells ------------------------------
+    groups: list[list] = []  # [mask, constraints], pairwise disjoint masks
+    for m, need in left.items():
+        gm = m
+        gc = [(need, m)]
+        keep = []
+        for g in groups:
+            if g[0] & gm:
+                gm |= g[0]
+                gc += g[1]
+            else:
+                keep.append(g)
+        keep.append([gm, gc])
+        groups = keep
+    comps = [part[0] for part in clean]
+    for _, gc in groups:
+        gc.sort()
+        comps.append(cache._component(tuple(gc)))
+
+    # --- which mine counts each component may hold, given the others and the interior -------
+    frontier = 0
+    for comp in comps:
+        frontier |= comp.mask
+    interior = unknown & ~frontier
+    nint = interior.bit_count()
+    changed = fact | settled  # and below the components that are not the parent's: that
+    # covers the parent's components solved again (their unknown cells are all in new ones)
+    if not groups and len(clean) == len(parent.parts) and rem == parent.rem and nint == parent.nint:
+        # the same components and counts: the same answer for each
+        parts = parent.parts
+        int_kset = parent.int_kset
+        int_key = parent.int_key
+        safe_all = (parent.safe_all | settled_safe) & ~new_num
+    else:
+        allowed, int_kset = _combine([comp.feasible for comp in comps], rem, nint)
+        parts = []
+        safe_all = safe
+        nclean = len(clean)
+        for k, comp in enumerate(comps):
+            a = allowed[k]
+            rest = comp._rests.get(a)
+            if rest is None:
+                rest = comp.rest(a)
+            parts.append((comp, rest))
+            safe_all |= rest.safe
+            if k >= nclean or rest is not clean[k][1]:
+                changed |= comp.mask
+        parts = tuple(parts)
+        if int_kset == 1:
+            safe_all |= interior
+        int_key = -1 if nint > 8 and int_kset & ((1 << nint) - 2) else (nint, int_kset)
+
+    # --- which safe cells must be decided again ---------------------------------------------
+    # A cell's verdict depends on its neighbours' status, on the components (and mine counts
+    # allowed) its unknown neighbours belong to, and on the interior if it touches it; verdicts
+    # that needed the whole board (global_dep) are always redone.  A cell safe now and not
+    # before is among them: it was settled now, or lies in a changed component, or in the
+    # interior, which became safe (so its int_key changed).
+    redo = _dilate(shifts, changed) | parent.global_dep
+    if int_key != parent.int_key:
+        redo |= _dilate(shifts, interior)
+    redo &= safe_all
+    reveal = {i: v for i, v in p_reveal.items() if (safe_all >> i) & 1 and not (redo >> i) & 1} if p_reveal else {}
+    global_dep = 0
+    if redo:
+        # Each cell's verdict, as deduce._solve decides it; the rare case of several parts
+        # varying with their mine counts goes to _several_vary.
+        fixed = vis | mine
+        int_partial = int_kset & ((1 << nint) - 2)  # seen in part, the interior varies
+        int_single = not int_kset & (int_kset - 1)
+        for x in _bits(redo):
+            nb = nmasks[x]
+            count = (nb & fixed).bit_count()
+            nbu = nb & unknown
+            if not nbu:
+                reveal[x] = count
+                continue
+            nvary = 0
+            int_row = None
+            ni = nbu & interior
+            if ni:  # interior cells (interchangeable): int_kset says how many mines they hold
+                wi = ni.bit_count()
+                if int_partial and wi < nint:
+                    continue  # a mine can move across the border of what x sees
+                if int_single:
+                    count += wi if int_kset >> nint else (int_kset.bit_length() - 1) * wi // nint
+                else:
+                    int_row = {r: r for r in _bits(int_kset)} if wi == nint else {0: 0, nint: wi}
+                    nvary = 1
+                nbu ^= ni
+            touched = []  # (part index, rest, cells seen) of the parts whose count varies
+            if nbu:
+                for pi, (comp, rest) in enumerate(parts):
+                    w = nbu & comp.mask
+                    if w:
+                        r = rest._seen.get(w, rest)
+                        if r is rest:
+                            r = rest.seen(w)
+                        if r.__class__ is int:
+                            count += r
+                        elif r is _VARY:
+                            nvary = -1
+                            break
+                        else:
+                            count += r[0]
+                            nvary += len(r[1])
+                            touched.append((pi, rest, w))
+                        nbu ^= w
+                        if not nbu:
+                            break
+            if nvary == 0:
+                reveal[x] = count
+            elif nvary > 1:  # (one box or the interior of several counts: each occurs)
+                value, dep = _several_vary(count, touched, int_row, parts, rem, nint)
+                if value is not None:
+                    reveal[x] = value
+                if dep:
+                    global_dep |= 1 << x
+
+    st = _State()
+    st.key = parent.key
+    st.nummask = nummask
+    st.vis = vis
+    st.safe = safe
+    st.mine = mine
+    st.unknown = unknown
+    st.rem = rem
+    st.parts = parts
+    st.interior = interior
+    st.nint = nint
+    st.int_kset = int_kset
+    st.int_key = int_key
+    st.safe_all = safe_all
+    st.reveal = reveal
+    st.global_dep = global_dep
+    return st
+
+
+@lru_cache(maxsize=16)
+def _shifts(width: int, height: int) -> tuple[int, int, int, int]:
+    """Masks for :func:`_dilate`: the board but its first column, but its last column."""
+    full = (1 << (width * height)) - 1
+    first = sum(1 << (r * width) for r in range(height))
+    return full & ~first, full & ~(first << (width - 1)), width, full
+
+
+def _dilate(shifts: tuple[int, int, int, int], mask: int) -> int:
+    """The cells of ``mask`` and their neighbours."""
+    no_first, no_last, width, full = shifts
+    h = mask | (mask << 1) & no_first | (mask >> 1) & no_last
+    return (h | h << width | h >> width) & full
+
+
+# ---------------------------------------------------------------------------------------------
+# Combining components: bitsets of possible mine counts
+# ---------------------------------------------------------------------------------------------
+
+
+def _conv(a: int, b: int) -> int:
+    """Sumset of two bitsets: bit s set iff s = i + j with bit i of a and bit j of b."""
+    out = 0
+    while a:
+        low = a & -a
+        out |= b * low
+        a ^= low
+    return out
+
+
+def _smear(x: int, n: int) -> int:
+    """Sumset of ``x`` and {0, 1, ..., n}."""
+    span = 1
+    while span <= n:
+        step = min(span, n + 1 - span)
+        x |= x << step
+        span += step
+    return x
+
+
+def _combine(feasible: list[int], rem: int, nint: int) -> tuple[list[int], int]:
+    """Given each component's possible mine counts (bitsets), ``rem`` mines to place and
+    ``nint`` interior cells: each component's mine counts that some consistent layout uses,
+    and the interior's (bit r: r interior mines).  Raises ``ValueError`` if there is none."""
+    fixed = 0
+    var = []
+    for k, f in enumerate(feasible):
+        if f & (f - 1):
+            var.append(k)
+        else:
+            fixed += f.bit_length() - 1
+    r2 = rem - fixed  # mines for the components of several counts and the interior
+    if r2 < 0:
+        raise ValueError("no consistent layout")
+    if not var:
+        if r2 > nint:
+            raise ValueError("no consistent layout")
+        return feasible, 1 << r2
+    cap = (2 << r2) - 1
+    sums = 1
+    for k in var:
+        sums = _conv(feasible[k], sums) & cap
+    if r2 > nint:
+        sums &= ~((1 << (r2 - nint)) - 1)  # the interior cannot hold the rest
+    if not sums:
+        raise ValueError("no consistent layout")
+    int_kset = 0
+    while sums:
+        low = sums & -sums
+        int_kset |= 1 << (r2 - low.bit_length() + 1)
+        sums ^= low
+    allowed = list(feasible)
+    if nint >= r2:
+        # the interior takes any rest: a count m is possible iff the others' least fit beside it
+        least = 0
+        for k in var:
+            f = feasible[k]
+            least += (f & -f).bit_length() - 1
+        for k in var:
+            f = feasible[k]
+            allowed[k] = f & ((2 << (r2 - least + (f & -f).bit_length() - 1)) - 1)
+        return allowed, int_kset
+    pre = [1]
+    for k in var:
+        pre.append(_conv(feasible[k], pre[-1]) & cap)
+    suf = 1
+    for j in range(len(var) - 1, -1, -1):
+        k = var[j]
+        f = feasible[k]
+        t = _smear(_conv(pre[j], suf) & cap, nint) & cap  # what the others and the interior hold
+        a = 0
+        for m in _bits(f):
+            if m <= r2 and t >> (r2 - m) & 1:
+                a |= 1 << m
+        allowed[k] = a
+        suf = _conv(f, suf) & cap
+    return allowed, int_kset
+
+
+# ---------------------------------------------------------------------------------------------
+# A component: which mine counts each of its boxes can hold
+# ---------------------------------------------------------------------------------------------
+
+_VARY = None  # a verdict part: the count around a cell varies
+
+
+def _sweep(adj: list[int], start: int) -> list[int]:
+    """Breadth-first order of the constraints linked to ``start`` (``adj[c]``: bitmask of the
+    constraints sharing a cell with c)."""
+    order = [start]
+    seen = 1 << start
+    for c in order:
+        todo = adj[c] & ~seen
+        seen |= todo
+        while todo:
+            low = todo & -todo
+            order.append(low.bit_length() - 1)
+            todo ^= low
+    return order
+
+
+_SOLUTIONS = 64  # a component with more partial solutions than this in a step: bitset pass
+_CS3 = [[c for c in range(3) if sig >> c & 1] for sig in range(8)]  # constraints of a signature
+
+
+class _Comp:
+    """One component's constraints ``cons`` (sorted (need, mask) pairs), solved exactly:
+    boxes (cells touched by the same constraints, interchangeable) and a forward pass over
+    them box by box, whose states pack what each constraint still needs (4 bits a constraint,
+    as ``deduce._Component``).  Box order: with more than three constraints, the boxes as their
+    first constraint comes in a breadth-first sweep from an end of the component (Cuthill-McKee,
+    as ``deduce._components``); with three or fewer any order keeps the states few.
+
+    Most components have a handful of solutions (box by box mine counts), so the pass carries
+    the solutions themselves, each packed in one int: its mine count in the low 8 bits, box
+    i's count at bit 8 + 4i (``sols``).  Everything else is read off them.  If a step would
+    hold more than ``limit`` partial solutions, the pass carries instead a bitset of the mine
+    counts so far per state (``layers``, ``bounds``, ``deltas``), and ``_Rest`` runs a backward
+    pass over it.  A lone constraint needs neither (``sols`` and ``layers`` None).
+    ``feasible``: the component's possible mine counts.  ``rest(allowed)``: the boxes'
+    possible counts when it may hold only the counts in ``allowed`` (memoised)."""
+
+    __slots__ = ("_rests", "bounds", "box_masks", "box_sizes", "cons", "deltas", "feasible", "layers", "mask",
+                 "needs0", "sols")
+
+    def __init__(self, cons: tuple, limit: int | None = None) -> None:
+        self.cons = cons
+        self._rests: dict[int, _Rest] = {}
+        self.layers = self.bounds = self.deltas = self.sols = None
+        if len(cons) == 1:  # one number's cells: need n of them
+            need, mask = cons[0]
+            self.mask = mask
+            self.box_masks = (mask,)
+            self.box_sizes = (mask.bit_count(),)
+            self.needs0 = need
+            self.feasible = 1 << need
+            return
+        if len(cons) == 2 and limit is None:
+            self._pair(cons)
+            return
+        # Boxes, by splitting the cells with each constraint in turn: (mask, signature).
+        boxes: list[tuple[int, int]] = []
+        union = 0
+        bit = 1
+        for _, m in cons:
+            split = []
+            for bm, sig in boxes:
+                inside = bm & m
+                if inside:
+                    split.append((inside, sig | bit))
+                    if inside != bm:
+                        split.append((bm ^ inside, sig))
+                else:
+                    split.append((bm, sig))
+            fresh = m & ~union
+            if fresh:
+                split.append((fresh, bit))
+            union |= m
+            boxes = split
+            bit <<= 1
+        self.mask = union
+        ncons = len(cons)
+        if ncons > 3:
+            box_cs = []
+            adj = [0] * ncons
+            cons_boxes: list[list[int]] = [[] for _ in range(ncons)]
+            for bi, (_, sig) in enumerate(boxes):
+                cs = []
+                x = sig
+                while x:
+                    low = x & -x
+                    c = low.bit_length() - 1
+                    cs.append(c)
+                    cons_boxes[c].append(bi)
+                    adj[c] |= sig
+                    x ^= low
+                box_cs.append(cs)
+            seq = []
+            placed = 0
+            for c in _sweep(adj, _sweep(adj, 0)[-1]):
+                for bi in cons_boxes[c]:
+                    if not placed >> bi & 1:
+                        placed |= 1 << bi
+                        seq.append(bi)
+        else:
+            box_cs = [_CS3[sig] for _, sig in boxes]
+            seq = range(len(boxes))
+        needs0 = 0
+        cap = []
+        sh = 0
+        for need, m in cons:
+            needs0 |= need << sh
+            cap.append(m.bit_count())
+            sh += 4
+        self.needs0 = needs0
+        # Each step: box size, delta (one per constraint of the box), and per constraint of
+        # the box (its shift, its cells in the boxes after this one).
+        masks = []
+        steps = []
+        for bi in seq:
+            bm = boxes[bi][0]
+            s = bm.bit_count()
+            masks.append(bm)
+            delta = 0
+            checks = []
+            for c in box_cs[bi]:
+                cap[c] -= s
+                checks.append((4 * c, cap[c]))
+                delta |= 1 << (4 * c)
+            steps.append((s, delta, checks))
+        self.box_masks = tuple(masks)
+        self.box_sizes = tuple(step[0] for step in steps)
+        if limit is None:
+            limit = _SOLUTIONS
+        sols = _solutions(needs0, steps, limit) if union.bit_count() < 256 else None
+        if sols is not None:
+            if not sols:
+                raise ValueError("no consistent layout")
+            feasible = 0
+            for code in sols:
+                feasible |= 1 << (code & 255)
+            self.sols = sols
+            self.feasible = feasible
+            return
+        cur = {needs0: 1}
+        layers = [cur]
+        bounds = []
+        deltas = []
+        for s, delta, checks in steps:
+            nxt: dict[int, int] = {}
+            bd: dict[int, int] = {}
+            get = nxt.get
+            for key, val in cur.items():
+                kmin = 0
+                kmax = s
+                for sh, cp in checks:
+                    v = key >> sh & 15
+                    if v < kmax:
+                        kmax = v
+                    v -= cp
+                    if v > kmin:
+                        kmin = v
+                if kmin > kmax:
+                    continue
+                bd[key] = kmin | kmax << 4
+                nk = key - kmin * delta
+                for k in range(kmin, kmax + 1):
+                    nxt[nk] = get(nk, 0) | val << k
+                    nk -= delta
+            bounds.append(bd)
+            deltas.append(delta)
+            layers.append(nxt)
+            cur = nxt
+        feasible = cur.get(0, 0)
+        if not feasible:
+            raise ValueError("no consistent layout")
+        self.layers = layers
+        self.bounds = bounds
+        self.deltas = deltas
+        self.feasible = feasible
+
+    def _pair(self, cons: tuple) -> None:
+        """Two constraints (they share cells): the shared box takes k mines, each one's own
+        cells the rest of its need, for every k that fits; the solutions packed as usual."""
+        (n0, m0), (n1, m1) = cons
+        shared = m0 & m1
+        own0 = m0 ^ shared
+        own1 = m1 ^ shared
+        s = shared.bit_count()
+        s0 = own0.bit_count()
+        s1 = own1.bit_count()
+        self.mask = m0 | m1
+        masks = [shared]
+        if own0:
+            masks.append(own0)
+        if own1:
+            masks.append(own1)
+        self.box_masks = tuple(masks)
+        self.box_sizes = tuple(m.bit_count() for m in masks)
+        self.needs0 = n0 | n1 << 4
+        sols = []
+        for k in range(max(0, n0 - s0, n1 - s1), min(s, n0, n1) + 1):
+            k0 = n0 - k
+            k1 = n1 - k
+            code = (k + k0 + k1) | k << 8
+            if own0:
+                code |= k0 << 12
+            if own1:
+                code |= k1 << (16 if own0 else 12)
+            sols.append(code)
+        if not sols:
+            raise ValueError("no consistent layout")
+        feasible = 0
+        for code in sols:
+            feasible |= 1 << (code & 255)
+        self.sols = sols
+        self.feasible = feasible
+
+    def rest(self, allowed: int) -> _Rest:
+        r = self._rests.get(allowed)
+        if r is None:
+            if len(self._rests) >= 16:
+                self._rests.clear()
+            r = self._rests[allowed] = _Rest(self, allowed)
+        return r
+
+    def minmax(self, contrib: dict[int, list[int]]) -> dict[int, tuple[int, int]]:
+        """Per mine count m of the component: (min, max) over its layouts of the sum of
+        ``contrib[b][k]`` (box b, by its position in the order, holding k mines)."""
+        if self.sols is not None:
+            out: dict[int, tuple[int, int]] = {}
+            items = [(8 + 4 * i, row) for i, row in contrib.items()]
+            for code in self.sols:
+                v = 0
+                for sh, row in items:
+                    v += row[code >> sh & 15]
+                m = code & 255
+                old = out.get(m)
+                if old is None:
+                    out[m] = (v, v)
+                elif v < old[0]:
+                    out[m] = (v, old[1])
+                elif v > old[1]:
+                    out[m] = (old[0], v)
+            return out
+        states = {(self.needs0, 0): (0, 0)}
+        for i, bd in enumerate(self.bounds):
+            cb = contrib.get(i)
+            delta = self.deltas[i]
+            new: dict = {}
+            for (key, m), (lo, hi) in states.items():
+                b = bd.get(key)
+                if b is None:
+                    continue
+                nk = key - (b & 15) * delta
+                for k in range(b & 15, (b >> 4) + 1):
+                    d = cb[k] if cb is not None else 0
+                    nkey = (nk, m + k)
+                    nk -= delta
+                    old = new.get(nkey)
+                    if old is None:
+                        new[nkey] = (lo + d, hi + d)
+                    else:
+                        new[nkey] = (min(old[0], lo + d), max(old[1], hi + d))
+            states = new
+        return {m: v for (key, m), v in states.items() if key == 0}
+
+
+def _solutions(needs0: int, steps: list, limit: int) -> list[int] | None:
+    """The forward pass carrying solutions (see :class:`_Comp`): every assignment of mine
+    counts to the boxes that meets the constraints, packed; None past ``limit`` in a step."""
+    cur = {needs0: [0]}
+    w1 = (1 << 8) + 1  # one more mine in box i: count + 1, box field + 1
+    for s, delta, checks in steps:
+        nxt: dict[int, list[int]] = {}
+        get = nxt.get
+        n = 0
+        one = checks[0] if len(checks) == 1 else None
+        for key, codes in cur.items():
+            if one is not None:
+                sh, cp = one
+                v = key >> sh & 15
+                kmax = v if v < s else s
+                kmin = v - cp if v > cp else 0
+            else:
+                kmin = 0
+                kmax = s
+                for sh, cp in checks:
+                    v = key >> sh & 15
+                    if v < kmax:
+                        kmax = v
+                    v -= cp
+                    if v > kmin:
+                        kmin = v
+            if kmin > kmax:
+                continue
+            nk = key - kmin * delta
+            add = kmin * w1
+            if len(codes) == 1:
+                c = codes[0] + add
+                n += kmax - kmin + 1
+                for _ in range(kmin, kmax + 1):
+                    lst = get(nk)
+                    if lst is None:
+                        nxt[nk] = [c]
+                    else:
+                        lst.append(c)
+                    nk -= delta
+                    c += w1
+            else:
+                n += (kmax - kmin + 1) * len(codes)
+                for _ in range(kmin, kmax + 1):
+                    lst = get(nk)
+                    if lst is None:
+                        nxt[nk] = [c + add for c in codes]
+                    else:
+                        lst += [c + add for c in codes]
+                    nk -= delta
+                    add += w1
+        if n > limit:
+            return None
+        cur = nxt
+        w1 = ((w1 - 1) << 4) + 1
+    return cur.get(0, [])
+
+
+class _Rest:
+    """A component restricted to the mine counts ``allowed`` (those some consistent layout
+    of the whole board gives it): each box's possible mine counts (``ksets``, bit k) and the
+    cells safe in every such layout (``safe``).  For the cells ``w`` of the component a safe
+    cell sees, ``seen(w)`` and ``func(w)`` say what they add to its number (memoised)."""
+
+    __slots__ = ("_func", "_seen", "allowed", "comp", "ksets", "mid", "mines", "multi", "partial", "safe")
+
+    def __init__(self, comp: _Comp, allowed: int) -> None:
+        self.comp = comp
+        self.allowed = allowed
+        self._seen: dict[int, object] = {}
+        self._func: dict[int, object] = {}
+        if comp.sols is not None:
+            n = len(comp.box_sizes)
+            ksets = [0] * n
+            for code in comp.sols:
+                if allowed >> (code & 255) & 1:
+                    code >>= 8
+                    for i in range(n):
+                        ksets[i] |= 1 << (code & 15)
+                        code >>= 4
+        elif comp.layers is None:
+            ksets = [allowed]
+        else:
+            # Backward pass: g[state] is the set of mine counts the boxes before it may hold
+            # for some completion to end with an allowed total.  Box i holds k in some allowed
+            # layout iff a forward count at a state meets g of the state k mines lead to.
+            n = len(comp.box_sizes)
+            ksets = [0] * n
+            g = {0: allowed}
+            layers = comp.layers
+            for i in range(n - 1, -1, -1):
+                fwd = layers[i]
+                delta = comp.deltas[i]
+                ng: dict[int, int] = {}
+                kset = 0
+                for key, bd in comp.bounds[i].items():
+                    f = fwd[key]
+                    acc = 0
+                    kmin = bd & 15
+                    nk = key - kmin * delta
+                    for k in range(kmin, (bd >> 4) + 1):
+                        b = g.get(nk)
+                        if b:
+                            b >>= k
+                            acc |= b
+                            if f & b:
+                                kset |= 1 << k
+                        nk -= delta
+                    if acc:
+                        ng[key] = acc
+                g = ng
+                ksets[i] = kset
+        self.ksets = ksets
+        safe = mines = 0
+        partial = []  # boxes holding, in some layout, some but not all of their cells' mines
+        multi = []  # boxes of several possible counts: (position, mask, size)
+        mid = []  # boxes of one possible count strictly between 0 and their size: (mask, count)
+        for i, (m, s, kset) in enumerate(zip(comp.box_masks, comp.box_sizes, ksets)):
+            if kset == 1:
+                safe |= m
+            elif kset == 1 << s:
+                mines |= m
+            else:
+                if kset & ((1 << s) - 2):
+                    partial.append(m)
+                if kset & (kset - 1):
+                    multi.append((i, m, s))
+                else:
+                    mid.append((m, kset.bit_length() - 1))
+        self.partial = partial
+        self.safe = safe
+        self.mines = mines
+        self.multi = multi
+        self.mid = mid
+
+    def seen(self, w: int):
+        """What the cells ``w`` of this component add to the number of a safe cell that sees
+        them: ``_VARY`` if it varies with the component's mine count fixed (part of a box that
+        may hold some but not all of its cells' mines is seen); an int if it is the same in
+        every layout; else ``(const, varying)``: const plus, for each seen box of several
+        possible counts, ``(position, row)``, row[k] being what it adds holding k mines."""
+        memo = self._seen
+        out = memo.get(w, memo)
+        if out is not memo:
+            return out
+        out = const = (w & self.mines).bit_count()
+        for m in self.partial:
+            x = m & w
+            if x and x != m:
+                out = _VARY
+                break
+        else:
+            for m, k in self.mid:  # seen whole (not in part: that varies)
+                if m & w:
+                    const += k
+            varying = []
+            for i, m, s in self.multi:
+                x = m & w
+                if x:
+                    if x == m:
+                        varying.append((i, tuple(range(s + 1))))
+                    else:  # its possible counts are 0 and s only
+                        varying.append((i, (0,) * s + (x.bit_count(),)))
+            out = (const, tuple(varying)) if varying else const
+        if len(memo) >= 32:
+            memo.clear()
+        memo[w] = out
+        return out
+
+    def func(self, w: int):
+        """For ``seen(w) == (const, varying)``: what the varying boxes add, per mine count m
+        the component may hold, ``{m: count}`` if each m fixes it, else ``_VARY``."""
+        memo = self._func
+        out = memo.get(w, memo)
+        if out is not memo:
+            return out
+        varying = self.seen(w)[1]
+        allowed = self.allowed
+        if len(self.comp.box_sizes) == 1:  # one box, seen whole
+            out = {m: m for m in _bits(allowed)}
+        else:
+            out = {}
+            for m, (lo, hi) in self.comp.minmax(dict(varying)).items():
+                if allowed >> m & 1:
+                    if lo != hi:
+                        out = _VARY
+                        break
+                    out[m] = lo
+        if len(memo) >= 32:
+            memo.clear()
+        memo[w] = out
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# A safe cell's number (the common cases are decided in _extend)
+# ---------------------------------------------------------------------------------------------
+
+
+def _several_vary(count, touched, int_row, parts, rem, nint) -> tuple[int | None, bool]:
+    """A safe cell's number, ``count`` plus what the ``touched`` parts and the interior
+    (``int_row``) add, when more than one box varies: if it is the same in every consistent
+    layout, else None; and whether that took the whole board (the mine counts of components
+    the cell does not touch), which makes the verdict one to redo every time."""
+    funcs = {}
+    for pi, rest, w in touched:
+        f = rest.func(w)
+        if f is _VARY:
+            return None, False
+        values = set(f.values())
+        if len(values) == 1:
+            count += values.pop()
+        else:
+            funcs[pi] = f
+    if not funcs and int_row is None:
+        return count, False
+    if len(funcs) + (int_row is not None) == 1:
+        return None, False  # one part varies with its mine count: each count occurs
+    # the mine counts of components x does not touch take part: redone every time
+    extra = _varying_count(funcs, int_row, parts, rem, nint)
+    return (None if extra is None else count + extra), True
+
+
+def _varying_count(funcs, int_row, parts, rem, nint):
+    """Several parts add counts that depend on their mine counts (``funcs``: part index ->
+    {m: count}; ``int_row``: interior mines -> count, or None): their sum if it is the same
+    over every combination of the parts' allowed mine counts that leaves the interior between
+    0 and ``nint`` of the ``rem`` mines (else None)."""
+    acc = {0: (0, 0)}
+    for pi, (comp, rest) in enumerate(parts):
+        row = funcs.get(pi)
+        items = list(row.items()) if row is not None else [(m, 0) for m in _bits(rest.allowed)]
+        nxt: dict[int, tuple[int, int]] = {}
+        for m1, (a1, b1) in acc.items():
+            for m2, d in items:
+                m = m1 + m2
+                if m > rem:
+                    continue
+                old = nxt.get(m)
+                if old is None:
+                    nxt[m] = (a1 + d, b1 + d)
+                else:
+                    nxt[m] = (min(old[0], a1 + d), max(old[1], b1 + d))
+        acc = nxt
+    lo = hi = None
+    for m, (a, b) in acc.items():
+        r = rem - m
+        if r > nint:
+            continue
+        f = int_row[r] if int_row is not None else 0
+        lo = a + f if lo is None else min(lo, a + f)
+        hi = b + f if hi is None else max(hi, b + f)
+    if lo is None or lo != hi:
+        return None
+    return lo
