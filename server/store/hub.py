@@ -364,7 +364,7 @@ class Hub:
             new, events, started = local.room, local.events, local.started
         else:
             # another process's commit: decoded, reusing what the previous version already has
-            new, events, started = self.rooms.decode(message.room_data, old), message.decoded_events(), None
+            new, events, started = self.rooms.decode(message.room_data(), old), message.decoded_events(), None
             self.stats["decoded"] += 1
         self.cache.offer(new)
         if old is not None and old.players != new.players:

@@ -1,0 +1,27 @@
+"""The commit message: its head is read without unpacking the rest, and the rest round-trips."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import Duel, Mark
+from server.store.messages import commit_message, is_presence, presence_total, read_commit
+
+
+def test_a_commit_message_round_trips_and_its_head_is_read_alone() -> None:
+    duel = Duel.new(random.Random(3), first=0)
+    cell = next(c for c in duel.geo.cells if duel.is_hidden(c) and c not in duel.setup.mines)
+    events = duel.apply(0, Mark(cell))  # a wrong mark: one private event among public ones
+    payload = commit_message(2**40 + 7, b"\x00room", events, b"n" * 14)
+    message = read_commit(payload)
+    assert (message.version, message.nonce) == (2**40 + 7, b"n" * 14)
+    assert message.room_data() == b"\x00room" and message.decoded_events() == tuple(events)
+    assert [e.audience for e in message.decoded_events()] == [e.audience for e in events]
+    for bad in (b"", b"P3", b"C" + b"\x00" * 5):
+        with pytest.raises(ValueError):
+            read_commit(bad)
+    with pytest.raises(ValueError):
+        commit_message(1, b"", [], b"short")
+    assert is_presence(b"P12") and presence_total(b"P12") == 12 and not is_presence(payload)
