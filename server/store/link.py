@@ -36,10 +36,13 @@ class CommandLink(Protocol):
 class RedisPyLink:
     """:class:`CommandLink` over a redis-py client (its own small pool)."""
 
-    def __init__(self, url: str, timeout_s: float, connect_timeout_s: float) -> None:
-        # no retries, as with the lean client: a failed commit is reported, never replayed
-        self.redis = aioredis.Redis.from_url(url, socket_timeout=timeout_s, socket_connect_timeout=connect_timeout_s,
-                                             decode_responses=False, retry=Retry(NoBackoff(), 0))
+    def __init__(self, url: str, timeout_s: float, connect_timeout_s: float, max_connections: int = 64) -> None:
+        # Bounded: a burst of callers waits for a connection instead of opening thousands. No
+        # retries, as with the lean client: a failed commit is reported, never replayed.
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, max_connections=max_connections, timeout=10, socket_timeout=timeout_s,
+            socket_connect_timeout=connect_timeout_s, retry=Retry(NoBackoff(), 0))
+        self.redis = aioredis.Redis(connection_pool=pool, decode_responses=False)
         self._scripts: dict[str, Any] = {}
 
     async def execute(self, *args: bytes | str | int) -> Any:

@@ -92,3 +92,18 @@ async def test_a_wrong_password_fails_to_connect(guarded, lean: bool) -> None:
     await link.aclose()
     with pytest.raises(Exception):
         await open_pubsub(url, lean=lean).connect()
+
+
+async def test_the_redis_py_link_keeps_its_connections_bounded_under_a_burst(own_redis) -> None:
+    """2,500 sockets attaching at once load 2,500 rooms: the link must queue them on a bounded
+    pool, not open a connection each (which ran Valkey out of file descriptors)."""
+    import redis.asyncio as aioredis
+
+    link = RedisPyLink(own_redis.url, timeout_s=5, connect_timeout_s=2, max_connections=16)
+    try:
+        await asyncio.gather(*(link.execute("HMGET", f"room-{i}", "v", "data") for i in range(600)))
+        async with aioredis.from_url(own_redis.url) as admin:
+            clients = await admin.client_list()
+        assert len(clients) <= 16 + 1  # the pool's, and this admin connection
+    finally:
+        await link.aclose()
