@@ -5,7 +5,7 @@ For 30 seeded games of random explores and marks (at most ~80 moves each), per m
 
 - ``apply``: the room core's decision (``server.core.decide.decide``: a copy of the duel,
   ``Duel.apply`` with the deduction auto-reveal, the new ``Room``);
-- ``stored``: ``Room.to_data()`` packed with msgpack (what the commit writes to Redis);
+- ``stored``: the room's stored form (``StoredForm.pack``: what the commit writes to Redis);
 - ``events``: the packed pub/sub message with the events as plain data;
 - ``render3``: the msgpack ``update`` frame for seat 0, seat 1 and spectators (views, diffs).
 
@@ -31,7 +31,7 @@ from engine.moves import Mark  # noqa: E402
 from server.core.decide import Commit, Play, decide, open_room  # noqa: E402
 from server.core.room import Player  # noqa: E402
 from server.edge.codec_msgpack import MsgpackCodec  # noqa: E402
-from server.store.keys import pack  # noqa: E402
+from server.store.stored_form import StoredForm  # noqa: E402
 from server.store.messages import commit_message  # noqa: E402
 
 GAMES = 30
@@ -42,6 +42,7 @@ def run() -> list[tuple[float, float, float, float]]:
     """One pass over the games: the seconds of each step, per move."""
     spent = []
     codec = MsgpackCodec()
+    stored = StoredForm()
     players = (Player("a", "Anna"), Player("b", "Ben"))
     for seed in range(GAMES):
         rng = random.Random(seed)
@@ -59,9 +60,9 @@ def run() -> list[tuple[float, float, float, float]]:
                 continue
             new = decision.room
             t1 = time.perf_counter()
-            data = pack(new.to_data())
+            data = stored.pack(new)
             t2 = time.perf_counter()
-            commit_message(new.version, data, decision.events, b"nonce")
+            commit_message(new.version, data, decision.events, b"n" * 14)
             t3 = time.perf_counter()
             for viewer in (0, 1, 2):
                 codec.update(room, new, viewer, decision.events)

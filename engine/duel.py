@@ -103,6 +103,16 @@ def draw_setup(rng: Rng, ruleset: str = DEFAULT_RULESET, first: int | None = Non
 
 
 @dataclass(frozen=True, slots=True)
+class SnapshotParts:
+    """A snapshot split by how its parts change from version to version (see
+    :meth:`Duel.snapshot_parts`)."""
+
+    fixed: dict[str, Any]
+    changing: dict[str, Any]
+    appended: dict[str, tuple[Any, ...]]
+
+
+@dataclass(frozen=True, slots=True)
 class Line:
     """A move-list line with full knowledge; views hide ``cell`` of others' wrong marks."""
 
@@ -200,6 +210,16 @@ class Duel:
         self.reveal_cache = deduce.RevealCache()
         """The deduction auto-reveal's solved positions (engine/reveal_cache.py), so each move
         re-solves only what it changed; not game state. Shared like ``memo``."""
+        self._fixed: dict[str, Any] = {
+            "format": SNAPSHOT_FORMAT,
+            "ruleset": setup.ruleset,
+            "width": setup.width,
+            "height": setup.height,
+            "mines": [list(m) for m in sorted(setup.mines)],
+            "salt": setup.salt,
+            "first": setup.first,
+        }
+        """The part of every snapshot that never changes in a game (shared, never mutated)."""
 
     # ------------------------------------------------------------------ construction
 
@@ -210,6 +230,7 @@ class Duel:
         new = Duel.__new__(Duel)
         new.setup, new.rules, new.geo = self.setup, self.rules, self.geo
         new.commitment, new.memo, new.reveal_cache = self.commitment, self.memo, self.reveal_cache
+        new._fixed = self._fixed
         return new
 
     def copy(self) -> "Duel":
@@ -379,29 +400,34 @@ class Duel:
         """Plain data (str, int, list, dict) with exact round-trip through :meth:`from_snapshot`.
 
         The board is one string per row (``.`` hidden, digits, ``A``/``B`` marked and ``a``/``b``
-        hit by seat 0/1) so a stored room stays small.
+        hit by seat 0/1) so a stored room stays small. Parts of it are shared with the game's
+        other snapshots: do not mutate it.
         """
-        s = self.setup
-        return {
-            "format": SNAPSHOT_FORMAT,
-            "ruleset": s.ruleset,
-            "width": s.width,
-            "height": s.height,
-            "mines": [list(m) for m in sorted(s.mines)],
-            "salt": s.salt,
-            "first": s.first,
-            "phase": self.phase.value,
-            "outcome": self.outcome.to_data() if self.outcome else None,
-            "to_move": self.to_move,
-            "scores": list(self.scores),
-            "board": list(self.public_rows()) if self.outcome is None else self.board_rows(),  # painted once
-            "wrong_marks": [[list(c) for c in sorted(w)] for w in self.wrong_marks],
-            # plain forms of the append-only lists, converted once per item (engine/memo.py);
-            # shared with earlier snapshots of the game: do not mutate
-            "lines": list(self.memo.get(self.lines, _STORED_LINES, _line_data)),
-            "log": list(self.memo.get(self.log, _STORED_LOG, _log_data)),
-            "last_opened": [list(c) for c in self.last_opened],
-        }
+        parts = self.snapshot_parts()
+        return {**parts.fixed, **parts.changing, **{key: list(items) for key, items in parts.appended.items()}}
+
+    def snapshot_parts(self) -> SnapshotParts:
+        """:meth:`snapshot` in three parts, so that a writer can store a version at the cost of
+        what changed (``server/store/stored_form.py``): ``fixed`` is the same dict object for
+        every version of the game, ``appended`` holds the append-only lists (each version's
+        tuple extends the previous one's with the same item objects, converted once per item:
+        engine/memo.py), ``changing`` the rest."""
+        return SnapshotParts(
+            self._fixed,
+            {
+                "phase": self.phase.value,
+                "outcome": self.outcome.to_data() if self.outcome else None,
+                "to_move": self.to_move,
+                "scores": list(self.scores),
+                "board": list(self.public_rows()) if self.outcome is None else self.board_rows(),  # painted once
+                "wrong_marks": [[list(c) for c in sorted(w)] for w in self.wrong_marks],
+                "last_opened": [list(c) for c in self.last_opened],
+            },
+            {
+                "lines": self.memo.get(self.lines, _STORED_LINES, _line_data),
+                "log": self.memo.get(self.log, _STORED_LOG, _log_data),
+            },
+        )
 
     def board_rows(self, unclaimed_mines: bool = False) -> list[str]:
         """The board one string per row, painted from the cells that show something (not by

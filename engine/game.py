@@ -78,6 +78,11 @@ class Game(Protocol):
 
     def snapshot(self) -> dict[str, Any]: ...
 
+    def snapshot_parts(self) -> Any:
+        """The snapshot as ``fixed`` (one dict object for the whole game), ``changing`` and
+        ``appended`` (append-only tuples that extend the previous version's) parts."""
+        ...
+
     @classmethod
     def from_snapshot(cls, data: dict[str, Any], previous: Any = None) -> "Game": ...
 

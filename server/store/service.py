@@ -50,6 +50,7 @@ from .cache import RoomCache
 from .keys import pack, unpack
 from .messages import commit_message
 from .store import Store
+from .stored_form import StoredForm
 
 log = logging.getLogger("mineduel.rooms")
 
@@ -110,6 +111,7 @@ class RoomService:
         self.retention = retention
         self.now_ms = now_ms
         self.stats = {"cache_hits": 0, "loads": 0, "conflicts": 0}
+        self.stored = StoredForm()
         self._committed: dict[str, Any] = {}  # commit kind -> its moves_committed counter
 
     # ------------------------------------------------------------------ reading
@@ -217,7 +219,7 @@ class RoomService:
 
     async def _commit(self, expected: int | None, commit: Commit, started: float | None = None) -> bool:
         new = commit.room
-        data = pack(new.to_data())
+        data = self.stored.pack(new)
         nonce = self.cache.announce(new, commit.events, started)
         message = commit_message(new.version, data, commit.events, nonce)
         ok = False

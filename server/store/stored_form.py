@@ -1,0 +1,116 @@
+"""A room's stored form, packed at the cost of what changed since the room's previous version.
+
+``pack(room.to_data())`` packs everything again on every commit: the layout, the salt and
+every move-list line and log entry the game has ever had, so a commit cost grew with the
+game. :class:`StoredForm` writes the same data (decoding it gives exactly ``room.to_data()``)
+from the game's :meth:`snapshot_parts`: the ``fixed`` part is packed once per game, the
+``appended`` lists are packed once per item (a version's bytes are the previous version's
+plus the new items: each tuple extends the one before with the same item objects), and only
+the ``changing`` part and the room's own fields are packed each time.
+
+msgpack is a concatenation format: a map is its header and then its keys and values, an array
+its header and then its items, so pieces packed at different times join into one valid
+document. (Keys come in another order than in ``to_data()``; a map has no order.)
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+import msgpack
+
+from ..core.room import ROOM_FORMAT, Room
+
+pack = msgpack.Packer(use_bin_type=True).pack
+"""One packer for every piece (``msgpack.packb`` makes a new one per call)."""
+
+GAMES_KEPT = 4096
+"""Games whose packed parts are kept (least recently written go first); a miss only costs
+packing the game's parts again."""
+
+
+def map_header(n: int) -> bytes:
+    if n < 16:
+        return bytes([0x80 | n])
+    if n < 1 << 16:
+        return b"\xde" + n.to_bytes(2, "big")
+    return b"\xdf" + n.to_bytes(4, "big")
+
+
+def array_header(n: int) -> bytes:
+    if n < 16:
+        return bytes([0x90 | n])
+    if n < 1 << 16:
+        return b"\xdc" + n.to_bytes(2, "big")
+    return b"\xdd" + n.to_bytes(4, "big")
+
+
+_GAME, _KIND, _STATE = pack("game"), pack("kind"), pack("state")
+
+
+def packed_pairs(mapping: dict[str, Any]) -> bytes:
+    """The keys and values of ``mapping`` as a map packs them, without the map's header."""
+    return pack(mapping)[len(map_header(len(mapping))):]
+
+
+class _Game:
+    """What was packed for one game: its fixed part, and per append-only list the bytes of the
+    items packed so far with the last of them (to check the next version extends it)."""
+
+    __slots__ = ("fixed", "fixed_bytes", "lists")
+
+    def __init__(self, fixed: dict[str, Any]) -> None:
+        self.fixed = fixed  # held: its identity names the game
+        self.fixed_bytes = packed_pairs(fixed)
+        self.lists: dict[str, tuple[int, Any, bytes]] = {}
+
+    def appended(self, key: str, items: tuple[Any, ...]) -> bytes:
+        """``key: items`` packed, reusing the bytes of the prefix packed before."""
+        known = self.lists.get(key)
+        if known is not None:
+            count, last, body = known
+            if not (count <= len(items) and (count == 0 or items[count - 1] is last)):
+                count, body = 0, b""
+        else:
+            count, body = 0, b""
+        if len(items) > count:
+            body += b"".join([pack(item) for item in items[count:]])
+            self.lists[key] = (len(items), items[-1], body)
+        return pack(key) + array_header(len(items)) + body
+
+
+class StoredForm:
+    def __init__(self, games_kept: int = GAMES_KEPT) -> None:
+        self._games: OrderedDict[int, _Game] = OrderedDict()
+        self._kept = games_kept
+
+    def pack(self, room: Room) -> bytes:
+        """The stored form of ``room``: the bytes of ``pack(room.to_data())`` up to key order."""
+        parts = room.game.snapshot_parts()
+        game = self._game(parts.fixed)
+        state = (map_header(len(parts.fixed) + len(parts.changing) + len(parts.appended)) + game.fixed_bytes
+                 + packed_pairs(parts.changing)
+                 + b"".join(game.appended(key, items) for key, items in parts.appended.items()))
+        fields = {
+            "format": ROOM_FORMAT,
+            "id": room.id,
+            "v": room.version,
+            "players": [p.to_data() if p else None for p in room.players],
+            "clock": room.clock.to_data() if room.clock else None,
+            "created_ms": room.created_ms,
+            "rematch": room.rematch,
+        }
+        return b"".join((map_header(len(fields) + 1), packed_pairs(fields),
+                         _GAME, map_header(2), _KIND, pack(room.kind), _STATE, state))
+
+    def _game(self, fixed: dict[str, Any]) -> _Game:
+        key = id(fixed)
+        game = self._games.get(key)
+        if game is not None and game.fixed is fixed:
+            self._games.move_to_end(key)
+            return game
+        game = self._games[key] = _Game(fixed)
+        while len(self._games) > self._kept:
+            self._games.popitem(last=False)
+        return game
