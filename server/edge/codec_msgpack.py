@@ -23,8 +23,8 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def pack(obj: object) -> bytes:
-    return msgpack.packb(obj, use_bin_type=True)
+pack = msgpack.Packer(use_bin_type=True).pack
+"""msgpack bytes of a frame (one packer: ``msgpack.packb`` makes a new one per call)."""
 
 
 class MsgpackCodec:

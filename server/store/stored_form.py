@@ -18,12 +18,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-import msgpack
-
 from ..core.room import ROOM_FORMAT, Room
-
-pack = msgpack.Packer(use_bin_type=True).pack
-"""One packer for every piece (``msgpack.packb`` makes a new one per call)."""
+from .keys import pack
 
 GAMES_KEPT = 4096
 """Games whose packed parts are kept (least recently written go first); a miss only costs
