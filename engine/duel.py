@@ -36,6 +36,7 @@ from .events import (
 from .encoding import CHAR_CLAIMS, CLAIM_CHARS, HIDDEN, UNCLAIMED_MINE
 from .geometry import Cell, Geometry, geometry
 from .memo import PrefixMemo
+from .parts import SnapshotParts
 from .view import SPECTATOR, VIEWERS, MoveLine, diff, public_rows, view_of  # view.py knows Duel only as a type
 from .moves import Explore, Mark, Move, Resign, Timeout, move_from_data, move_to_data
 from .rules import (
@@ -100,16 +101,6 @@ def draw_setup(rng: Rng, ruleset: str = DEFAULT_RULESET, first: int | None = Non
     if first is None:
         first = rng.randrange(2)
     return Setup(ruleset, DUEL_WIDTH, DUEL_HEIGHT, mines, salt, first)
-
-
-@dataclass(frozen=True, slots=True)
-class SnapshotParts:
-    """A snapshot split by how its parts change from version to version (see
-    :meth:`Duel.snapshot_parts`)."""
-
-    fixed: dict[str, Any]
-    changing: dict[str, Any]
-    appended: dict[str, tuple[Any, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -510,6 +501,10 @@ class Duel:
     def view(self, viewer: int) -> "View":
         """What seat 0, seat 1 or a spectator (2) may see; see :mod:`engine.view`."""
         return view_of(self, viewer, self.public_rows())
+
+    def costly(self, move: Move) -> bool:
+        """Nothing a duel does takes long (the Game protocol asks)."""
+        return False
 
     def view_class(self, viewer: int) -> int:
         """Whose view ``viewer`` sees, but for its ``viewer`` field: a seat's only private

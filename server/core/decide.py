@@ -52,6 +52,8 @@ class Refused(StrEnum):
     OUT_OF_RANGE = "out_of_range"
     CELL_NOT_HIDDEN = "cell_not_hidden"
     NOT_A_MOVE = "not_a_move"
+    CELL_FLAGGED = "cell_flagged"
+    CHORD_NOT_SATISFIED = "chord_not_satisfied"
     # only the shell says these (there is no room to decide on, or it lost every race)
     UNKNOWN_ROOM = "unknown_room"
     BUSY = "busy"
