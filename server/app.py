@@ -127,6 +127,7 @@ def create_app(
                     await sweep
             if hub is not None:
                 await hub.stop()
+            rooms.offload.close()
             await store.close()
             if embedded is not None:
                 await asyncio.to_thread(embedded.stop)

@@ -22,7 +22,15 @@ import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 
 from engine import View
+from engine.classic_view import ClassicView
+from engine.classic_view import patch_data as patch_classic
 from engine.view import patch_data
+
+VIEWS: dict[str, tuple[Any, Callable[[Any, dict[str, Any]], Any]]] = {
+    "duel": (View, patch_data),
+    "classic": (ClassicView, patch_classic),
+}
+"""A game kind's view type and the function that applies an update's diff to it."""
 
 
 class ApiError(Exception):
@@ -90,6 +98,17 @@ class Api:
     async def rematch(self, token: str, game_id: str) -> dict[str, Any]:
         return await self.request("POST", f"/api/v1/games/{game_id}/rematch", token)
 
+    async def solo(self, token: str, *, width: int = 9, height: int = 9, mines: int = 10, no_guess: bool = False,
+                   seed: int | None = None) -> dict[str, Any]:
+        """A classic single-player game (``seed``: test hooks only)."""
+        body: dict[str, Any] = {"width": width, "height": height, "mines": mines, "no_guess": no_guess}
+        if seed is not None:
+            body["seed"] = seed
+        return await self.request("POST", "/api/v1/solo", token, body)
+
+    async def leaderboard(self, preset: str, mode: str = "classic", period: str = "all") -> dict[str, Any]:
+        return await self.request("GET", f"/api/v1/leaderboard?preset={preset}&mode={mode}&period={period}")
+
 
 def ws_url(base_url: str, game_id: str) -> str:
     return base_url.replace("http://", "ws://").replace("https://", "wss://").rstrip("/") + f"/api/v1/games/{game_id}/ws"
@@ -103,7 +122,7 @@ class GameSocket:
         self.v: int | None = None
         self.you: int | None = None
         self.room: dict[str, Any] | None = None
-        self.view: View | None = None
+        self.view: Any = None  # a View (duel) or a ClassicView
         self.spectators: int | None = None
         self.frames: list[dict[str, Any]] = []
         """Every frame received, in order (tests inspect them)."""
@@ -140,12 +159,12 @@ class GameSocket:
         t = frame.get("t")
         if t == "snapshot":
             self.v, self.you, self.room = frame["v"], frame["you"], frame["room"]
-            self.view = View.from_data(frame["view"])
+            self.view = VIEWS[self.room.get("kind", "duel")][0].from_data(frame["view"])
         elif t == "update":
             if self.v is not None and frame["v"] != self.v + 1:
                 raise AssertionError(f"update v{frame['v']} after v{self.v}")
-            assert self.view is not None
-            self.view = patch_data(self.view, frame["diff"])
+            assert self.view is not None and self.room is not None
+            self.view = VIEWS[self.room.get("kind", "duel")][1](self.view, frame["diff"])
             self.v, self.room = frame["v"], frame["room"]
         elif t == "presence":
             self.spectators = frame["spectators"]

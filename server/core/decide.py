@@ -221,7 +221,9 @@ def _apply(room: Room, seat: int, move: Move, now_ms: int) -> Decision:
             clock = clock.stop(now_ms)
         elif clock.running == seat and game.to_move != seat:
             clock = clock.press(seat, now_ms)
-    new = room.evolve(version=room.version + 1, game=game, clock=clock)
+    new = room.evolve(version=room.version + 1, game=game, clock=clock,
+                      started_ms=now_ms if room.started_ms is None else room.started_ms,
+                      ended_ms=now_ms if game.outcome is not None else None)
     return Commit(new, "move", (seat, *move_to_data(move)), tuple(events))
 
 

@@ -61,6 +61,10 @@ class Room:
     created_ms: int
     rematch: str | None = None
     """Room id of the rematch offered after the end, or ``None``."""
+    started_ms: int | None = None
+    """When the first move was committed (the classic game's timer starts with the first click)."""
+    ended_ms: int | None = None
+    """When the game ended."""
     _views: dict[int, GameView] = field(default_factory=dict, compare=False, repr=False)
 
     # ------------------------------------------------------------------ what renderers read
@@ -78,8 +82,9 @@ class Room:
         return self.game.kind
 
     @property
-    def ruleset(self) -> str:
-        return self.game.settings["ruleset"]
+    def ruleset(self) -> str | None:
+        """The duel's ruleset (``None`` for a game without one)."""
+        return self.game.settings.get("ruleset")
 
     @property
     def commitment(self) -> str:
@@ -138,7 +143,15 @@ class Room:
             "clock": self.clock_data(now_ms),
             "rematch": self.rematch,
             "created_ms": self.created_ms,
+            "started_ms": self.started_ms,
+            "ended_ms": self.ended_ms,
         }
+
+    def elapsed_ms(self, now_ms: int) -> int | None:
+        """Time played: from the first move to the end (or to ``now_ms`` while it goes on)."""
+        if self.started_ms is None:
+            return None
+        return (self.ended_ms if self.ended_ms is not None else now_ms) - self.started_ms
 
     def evolve(self, **changes: Any) -> "Room":
         """A copy with ``changes`` and a fresh view cache (the version is the caller's business)."""
@@ -156,6 +169,8 @@ class Room:
             "clock": self.clock.to_data() if self.clock else None,
             "created_ms": self.created_ms,
             "rematch": self.rematch,
+            "started_ms": self.started_ms,
+            "ended_ms": self.ended_ms,
         }
 
     @classmethod
@@ -180,6 +195,8 @@ class Room:
                 clock=Clock.from_data(data["clock"]) if data["clock"] else None,
                 created_ms=data["created_ms"],
                 rematch=data["rematch"],
+                started_ms=data.get("started_ms"),
+                ended_ms=data.get("ended_ms"),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"malformed room: {exc!r}") from exc

@@ -16,11 +16,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from engine import RULESETS, Resign
+from engine import PRESETS, RULESETS, Resign
 from engine.clock import Clock
 
 from ..core.decide import Join, Play, Refused
 from ..core.room import Player, Room
+from ..store.results import MODES
 from ..store.service import RoomRefused
 from . import new_game
 from .auth import BadName, bearer_token, validate_name
@@ -117,6 +118,17 @@ def _clock(value: Any) -> Clock | None:
     return Clock.new(int(initial * 1000), int(increment * 1000))
 
 
+def _seed(state: Any, seed: Any) -> int | None:
+    """A test-only deterministic layout (refused unless the test hooks are on)."""
+    if seed is None:
+        return None
+    if not state.settings.test_hooks:
+        raise ApiError(403, "test_hooks_off", "\"seed\" is a test-only hook and is disabled on this server")
+    if type(seed) is not int:
+        raise ApiError(400, "bad_field", "\"seed\" must be an integer")
+    return seed
+
+
 # ---------------------------------------------------------------------- routes
 
 
@@ -145,12 +157,7 @@ async def create_game(request: Request) -> JSONResponse:
     seat = body.get("seat", "random")
     if not (seat == "random" or (type(seat) is int and seat in (0, 1))):
         raise ApiError(400, "bad_field", "\"seat\" must be \"random\", 0 or 1")
-    seed = body.get("seed")
-    if seed is not None:
-        if not state.settings.test_hooks:
-            raise ApiError(403, "test_hooks_off", "\"seed\" is a test-only hook and is disabled on this server")
-        if type(seed) is not int:
-            raise ApiError(400, "bad_field", "\"seed\" must be an integer")
+    seed = _seed(state, body.get("seed"))
     clock = _clock(body.get("clock"))
     guard_of(request).new_game(request)
     if seat == "random":
@@ -159,6 +166,59 @@ async def create_game(request: Request) -> JSONResponse:
     players[seat] = player
     room = await state.rooms.create(new_game.duel(ruleset, seed), tuple(players), clock)
     return JSONResponse({"id": room.id, "seat": seat, **game_json(room, seat)}, status_code=201)
+
+
+@_handles
+async def create_solo(request: Request) -> JSONResponse:
+    """A classic single-player game: ``{"width", "height", "mines", "no_guess"}`` or
+    ``{"preset": "beginner"|"intermediate"|"expert", "no_guess"}``."""
+    state = request.app.state
+    player = _player(request)
+    body = await _body(request)
+    preset = body.get("preset")
+    if preset is not None:
+        if preset not in PRESETS:
+            raise ApiError(400, "bad_field", f"\"preset\" must be one of {sorted(PRESETS)}")
+        width, height, mines = PRESETS[preset]
+    else:
+        width, height, mines = body.get("width", 9), body.get("height", 9), body.get("mines", 10)
+    no_guess = body.get("no_guess", False)
+    if type(no_guess) is not bool:
+        raise ApiError(400, "bad_field", "\"no_guess\" must be true or false")
+    seed = _seed(state, body.get("seed"))
+    try:
+        game = new_game.classic(width, height, mines, no_guess, seed)
+    except ValueError as exc:
+        raise ApiError(400, "bad_field", str(exc)) from None
+    guard_of(request).new_game(request)
+    room = await state.rooms.create(game, (player,))
+    return JSONResponse({"id": room.id, "seat": 0, **game_json(room, 0)}, status_code=201)
+
+
+@_handles
+async def leaderboard(request: Request) -> JSONResponse:
+    """``?preset=&mode=classic|no-guess&period=all|today``: the fastest wins, best first."""
+    q = request.query_params
+    preset, mode, period = q.get("preset", "beginner"), q.get("mode", "classic"), q.get("period", "all")
+    if preset not in PRESETS or mode not in MODES or period not in ("all", "today"):
+        raise ApiError(400, "bad_field", f"preset in {sorted(PRESETS)}, mode in {list(MODES)}, period all|today")
+    rows = await request.app.state.rooms.results.leaderboard(preset, mode, period)
+    return JSONResponse({"preset": preset, "mode": mode, "period": period, "results": [
+        {"rank": i + 1, "game": r.room, "player": {"id": r.player_id, "name": r.name}, "time_ms": r.time_ms,
+         "three_bv": r.three_bv, "bv_per_s": round(r.bv_per_s, 3), "efficiency": round(r.efficiency, 3),
+         "ended_ms": r.ended_ms} for i, r in enumerate(rows)]})
+
+
+@_handles
+async def layout(request: Request) -> JSONResponse:
+    """Test-only (``MINEDUEL_TEST_HOOKS``): a game's mines, to play it by script."""
+    if not request.app.state.settings.test_hooks:
+        raise ApiError(403, "test_hooks_off", "this is a test-only hook and is disabled on this server")
+    game = (await request.app.state.rooms.load(request.path_params["id"])).game
+    mines = getattr(game, "mines", None)
+    if mines is None and hasattr(game, "setup"):
+        mines = getattr(game.setup, "mines", None)
+    return JSONResponse({"mines": sorted(list(m) for m in mines) if mines is not None else None})
 
 
 @_handles
@@ -216,6 +276,9 @@ routes = [
     Route("/healthz", healthz),
     Route("/api/v1/guests", create_guest, methods=["POST"]),
     Route("/api/v1/games", create_game, methods=["POST"]),
+    Route("/api/v1/solo", create_solo, methods=["POST"]),
+    Route("/api/v1/leaderboard", leaderboard),
+    Route("/api/v1/games/{id}/layout", layout),
     Route("/api/v1/games/{id}", get_game),
     Route("/api/v1/games/{id}/join", join_game, methods=["POST"]),
     Route("/api/v1/games/{id}/record", get_record),

@@ -130,7 +130,7 @@ def _typed_cell(value: Any) -> tuple[int, int] | None:
 
 # ---------------------------------------------------------------------- the browser websocket
 
-MODES = ("select", "explore", "mark")
+MODES = ("select", "explore", "mark", "reveal", "flag")
 COMMANDS = ("confirm", "clear", "resign", "resign-yes", "resign-no")
 
 
@@ -138,7 +138,8 @@ COMMANDS = ("confirm", "clear", "resign", "resign-yes", "resign-no")
 class CellClick:
     cell: tuple[int, int]
     mode: str
-    """``select`` (the selection cycle) or ``explore``/``mark`` (quick mode: move at once)."""
+    """The duel: ``select`` (the selection cycle) or ``explore``/``mark`` (quick mode: move at
+    once); the classic game: ``reveal`` or ``flag``."""
     v: int | None
 
 

@@ -45,6 +45,7 @@ from .admission import admitted
 from .frames import client_frames
 from .outbox import Outbox
 from .raw_send import frame_sender
+from .solo_session import SoloSession
 
 log = logging.getLogger("mineduel.ws_browser")
 
@@ -231,7 +232,8 @@ async def _heartbeat(conn: BrowserConn, hub: Any, html: HtmlCodec, room_id: str,
         if not hub.connected:  # Redis unreachable: the banner, not a clock that may be stale
             frame = html.heartbeat(interrupted=True)
         else:
-            frame = html.heartbeat(room) if room is not None and room.clock is not None else plain
+            timed = room is not None and (room.clock is not None or room.kind == "classic")
+            frame = html.heartbeat(room) if timed else plain
         if not conn.push(frame):
             conn.close(SLOW, "too slow: reconnect to resync")
             return
@@ -267,7 +269,8 @@ async def _browser_socket(websocket: WebSocket) -> None:
                        inline=settings.inline_send)
     writer = asyncio.create_task(conn.run(), name=f"ws-writer-{room_id}")
     beat: asyncio.Task[None] | None = None
-    session = Session(conn, player, room_id, state, html)
+    session: Session | SoloSession = (SoloSession if room.kind == "classic" else Session)(
+        conn, player, room_id, state, html)
     try:
         await hub.attach(room_id, conn)
         if settings.heartbeat_s > 0:

@@ -11,6 +11,9 @@ key                        type    content
 ``game:{id}:watchers``     hash    spectators per server process (fields expire if it dies)
 ``clocks``                 zset    room id → clock deadline (ms) of rooms with a running clock
 ``web:lobby``              zset    room id → creation time (ms) of the games listed on the home page
+``lb:{solo}:<p>:<m>:all``  zset    won classic games of preset ``p`` and mode ``m`` (JSON) → time ms
+``lb:{solo}:<p>:<m>:d<day>`` zset  the same for one UTC day (expires after three days)
+``pb:{solo}:<player>``     hash    ``<preset>:<mode>`` → the player's best result (JSON)
 ``mineduel:secret``        string  the shared token-signing key when ``SECRET_KEY`` is unset
 =========================  ======  ==========================================================
 
@@ -43,6 +46,16 @@ def channel(room_id: str) -> str:
 
 def watchers_key(room_id: str) -> str:
     return f"game:{{{room_id}}}:watchers"
+
+
+def solo_board_key(preset: str, mode: str, period: str) -> str:
+    """A classic leaderboard (``period``: ``all`` or ``d<yyyymmdd>``). Every classic results key
+    carries the hash tag ``{solo}``: one slot, so one script updates them all."""
+    return f"lb:{{solo}}:{preset}:{mode}:{period}"
+
+
+def solo_bests_key(player_id: str) -> str:
+    return f"pb:{{solo}}:{player_id}"
 
 
 def room_of_channel(name: bytes | str) -> str:

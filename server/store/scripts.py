@@ -7,6 +7,9 @@ processes can never both commit version N. ``KEYS``: state, log, channel, clocks
 ``ARGV``: expected version (``-1`` = must not exist), new version, packed room, log entry,
 pub/sub message, room id, deadline ms (``''`` = none), TTL s (``''`` = keep).
 
+:data:`SOLO_RESULT` records a won classic game on the all-time and the day's leaderboards of
+its preset and mode (each kept to its best entries) and as the player's best if it is one.
+
 :data:`PRESENCE` sets this process's spectator count for a room (the field expires if the
 process dies) and returns, optionally publishes, the total over processes.
 """
@@ -45,4 +48,20 @@ local total = 0
 for _, n in ipairs(redis.call('HVALS', KEYS[1])) do total = total + tonumber(n) end
 if ARGV[4] == '1' then redis.call('PUBLISH', KEYS[2], 'P' .. total) end
 return total
+"""
+
+SOLO_RESULT = """
+-- KEYS: all-time board, the day's board, the player's bests. ARGV: result (JSON, unique per
+-- game), time ms, keep, day TTL s, the board's field name in the bests.
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('ZREMRANGEBYRANK', KEYS[1], ARGV[3], -1)
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+redis.call('ZREMRANGEBYRANK', KEYS[2], ARGV[3], -1)
+redis.call('EXPIRE', KEYS[2], ARGV[4])
+local best = redis.call('HGET', KEYS[3], ARGV[5])
+if (not best) or tonumber(cjson.decode(best)['time_ms']) > tonumber(ARGV[2]) then
+  redis.call('HSET', KEYS[3], ARGV[5], ARGV[1])
+  return 1
+end
+return 0
 """

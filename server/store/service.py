@@ -49,6 +49,8 @@ from ..metrics import Metrics
 from .cache import RoomCache
 from .keys import pack, unpack
 from .messages import commit_message
+from .offload import Offload
+from .results import Results
 from .store import Store
 from .stored_form import StoredForm
 
@@ -103,8 +105,13 @@ class Retention:
 
 class RoomService:
     def __init__(self, store: Store, cache: RoomCache, metrics: Metrics, *, retries: int = 8,
-                 retention: Retention = Retention(), now_ms: Callable[[], int] = wall_ms) -> None:
+                 retention: Retention = Retention(), now_ms: Callable[[], int] = wall_ms,
+                 offload: Offload | None = None, results: Results | None = None) -> None:
         self.store = store
+        self.offload = offload or Offload()
+        """Runs the decisions a game says are costly (a no-guess layout) off the event loop."""
+        self.results = results or Results(store, metrics)
+        """Told of every commit that ends a game (leaderboards)."""
         self.cache = cache
         self.metrics = metrics
         self.retries = retries
@@ -171,12 +178,17 @@ class RoomService:
                 room = await self.load(room_id)  # the cache may be behind the version the client saw
             else:
                 self.stats["cache_hits"] += 1
-            decision = decide(room, actor, command, seen_version, self.now_ms())
+            if isinstance(command, Play) and room.game.costly(command.move):
+                decision = await self.offload.run(decide, room, actor, command, seen_version, self.now_ms())
+            else:
+                decision = decide(room, actor, command, seen_version, self.now_ms())
             if isinstance(decision, Refusal):
                 raise RoomRefused(decision)
             if isinstance(decision, Unchanged):
                 return decision.room
             if await self._commit(room.version, decision, started):
+                if decision.room.status is Status.OVER and room.status is not Status.OVER:
+                    await self.results.finished(decision.room)
                 if decision.refusal is not None:
                     raise RoomRefused(decision.refusal)
                 return decision.room

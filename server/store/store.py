@@ -23,7 +23,18 @@ import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
 from . import scripts
-from .keys import CLOCKS, LOBBY, SECRET, channel, log_key, state_key, unpack, watchers_key
+from .keys import (
+    CLOCKS,
+    LOBBY,
+    SECRET,
+    channel,
+    log_key,
+    solo_bests_key,
+    solo_board_key,
+    state_key,
+    unpack,
+    watchers_key,
+)
 from .link import open_link
 
 log = logging.getLogger("mineduel.store")
@@ -45,6 +56,7 @@ class Store:
         # the move path (commit, load) goes through the client seam: server/store/link.py
         self.link = open_link(url, lean=lean, timeout_s=5, connect_timeout_s=2)
         self._presence = self.redis.register_script(scripts.PRESENCE)
+        self._solo_result = self.redis.register_script(scripts.SOLO_RESULT)
         self.waitaof = waitaof
 
     async def close(self) -> None:
@@ -151,6 +163,22 @@ class Store:
     async def unlist(self, room_ids: Sequence[str]) -> None:
         if room_ids:
             await self.redis.zrem(LOBBY, *room_ids)
+
+    async def record_solo(self, preset: str, mode: str, day: str, player_id: str, result: str, time_ms: int,
+                          keep: int, day_ttl_s: int) -> bool:
+        """Put a won classic game on its leaderboards (idempotent: ``result`` is unique per
+        game); True if it is the player's best."""
+        return bool(await self._solo_result(
+            keys=[solo_board_key(preset, mode, "all"), solo_board_key(preset, mode, day), solo_bests_key(player_id)],
+            args=[result, time_ms, keep, day_ttl_s, f"{preset}:{mode}"]))
+
+    async def solo_board(self, preset: str, mode: str, period: str, count: int) -> list[str]:
+        """The best ``count`` results (JSON), fastest first."""
+        return [raw.decode() for raw in await self.redis.zrange(solo_board_key(preset, mode, period), 0, count - 1)]
+
+    async def solo_bests(self, player_id: str) -> dict[str, str]:
+        found = await self.redis.hgetall(solo_bests_key(player_id))
+        return {k.decode(): v.decode() for k, v in found.items()}
 
     async def set_watchers(self, room_id: str, process_id: str, count: int, ttl_s: int, publish: bool) -> int:
         """Set this process's spectator count for a room; returns the total over processes."""

@@ -96,6 +96,8 @@ class StoredForm:
             "clock": room.clock.to_data() if room.clock else None,
             "created_ms": room.created_ms,
             "rematch": room.rematch,
+            "started_ms": room.started_ms,
+            "ended_ms": room.ended_ms,
         }
         return b"".join((map_header(len(fields) + 1), packed_pairs(fields),
                          _GAME, map_header(2), _KIND, pack(room.kind), _STATE, state))

@@ -30,6 +30,7 @@ from markupsafe import Markup
 from engine import SPECTATOR, Event, Explore, Mark, cell_name
 
 from ..core.room import Room, Status
+from .solo_codec import SoloHtml
 from .view_model import (
     ReplayLook,
     board_looks,
@@ -77,6 +78,8 @@ class HtmlCodec:
     def __init__(self, env: Environment | None = None) -> None:
         self.env = env or make_env()
         self._macros: Any = None
+        self.solo = SoloHtml(self.env)
+        """Classic (solo) rooms are rendered by :class:`server.web.solo_codec.SoloHtml`."""
 
     @property
     def m(self) -> Any:
@@ -166,10 +169,14 @@ class HtmlCodec:
     # ------------------------------------------------------------------ Codec
 
     def snapshot(self, room: Room, viewer: int) -> str:
+        if room.kind == "classic":
+            return self.solo.snapshot(room, viewer)
         parts = self.areas(room, viewer)
         return SNAPSHOT_MARK + "".join(parts.values())
 
     def update(self, old: Room, new: Room, viewer: int, events: Sequence[Event]) -> str:
+        if new.kind == "classic":
+            return self.solo.update(old, new, viewer, events)
         if (
             old.status is not Status.PLAYING
             or new.status is not Status.PLAYING
@@ -219,6 +226,8 @@ class HtmlCodec:
         at ``now_ms`` when ``room`` has a running one. ``interrupted``: the server cannot reach
         its store; the element then shows the "service interrupted" banner at once."""
         out = str(self.m.heartbeat(interrupted))
+        if room is not None and room.kind == "classic" and room.started_ms is not None and room.ended_ms is None:
+            out += str(self.solo.timer(room, _now_ms() if now_ms is None else now_ms))
         if room is not None and room.clock is not None:
             looks = clock_looks(room, _now_ms() if now_ms is None else now_ms)
             if looks:

@@ -30,6 +30,8 @@ from ..store.service import RoomRefused
 from .html_codec import oob
 from .lobby import list_room, live_games
 from .site import Web, error_page, form_of, limited_page, redirect, safe_next, same_origin, web_of
+from .solo_pages import solo_room_page
+from .solo_pages import routes as solo_routes
 from .view_model import player_names, points_text
 
 ROOM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -138,6 +140,8 @@ async def room_page(request: Request) -> Response:
         return failed  # type: ignore[return-value]
     me = web.player_of(request)
     viewer = room.viewer_of(me)
+    if room.kind == "classic":
+        return solo_room_page(request, web, room, me, viewer)
     codec = web.codec
     at = _at(request) if room.status is Status.OVER else None
     areas = codec.areas(room, viewer, at=at)
@@ -242,4 +246,5 @@ routes = [
     Route("/g/{id}/join", join_room, methods=["POST"], middleware=_headers),
     Route("/g/{id}/rematch", rematch, methods=["POST"], middleware=_headers),
     Route("/static/v/{version}/{path:path}", static, middleware=_headers),
+    *solo_routes,
 ]

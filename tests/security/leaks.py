@@ -87,7 +87,7 @@ class Truth:
 
 VIEW_KEYS = {"viewer", "ruleset", "width", "height", "total_mines", "rows", "scores", "phase", "to_move",
              "outcome", "moves", "wrong_marks", "last_opened", "commitment", "salt", "mines"}
-ROOM_KEYS = {"id", "kind", "status", "ruleset", "players", "clock", "rematch", "created_ms"}
+ROOM_KEYS = {"id", "kind", "status", "ruleset", "players", "clock", "rematch", "created_ms", "started_ms", "ended_ms"}
 CLOCK_KEYS = {"initial_ms", "increment_ms", "remaining_ms", "running", "server_ms"}
 DIFFED = {"scores", "phase", "to_move", "outcome", "wrong_marks", "last_opened", "salt", "mines", "moves"}
 EVENT_KEYS = {

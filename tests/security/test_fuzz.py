@@ -49,7 +49,7 @@ WAIT_S = 10.0
 """Upper bound of one wait for an answer (a bound, not an expectation)."""
 EXCEPTION_REPRS = ("Error(", "Exception(", "Traceback", "<class '", "object at 0x")
 ERROR_CODES = {"malformed", "not_a_map", "unknown_type", "bad_field", "stale", "not_your_turn", "out_of_range",
-               "cell_not_hidden", "game_over", "not_playing", "spectator", "time_out", "busy"}
+               "cell_not_hidden", "game_over", "not_playing", "spectator", "time_out", "busy", "not_a_move"}
 
 
 def assert_no_trace(text: str | bytes, where: Any) -> None:
