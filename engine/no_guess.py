@@ -629,7 +629,7 @@ def no_guess_layout(
             mine[i] = 1
         s = _start(geo, mine, count, first, True)
         best = stall = 0
-        for _ in range(max_perturbations + 1):
+        for repairs in range(max_perturbations + 1):
             if s.run():
                 layout = frozenset(cells[i] for i in range(geo.n) if mine[i])
                 if clears_without_guessing(width, height, layout, first_click):
@@ -637,6 +637,8 @@ def no_guess_layout(
                     return layout
                 st.rejected += 1  # pragma: no cover  (the roll-back rule makes this impossible)
                 break  # pragma: no cover
+            if repairs == max_perturbations:
+                break
             # Escalate when repairs stop helping (stuck no further on than before): sets
             # picked at random after STALL_RANDOM such repairs, the whole unknown area
             # filled after STALL_ALL.  A mode that finds no repair hands over to the next.
