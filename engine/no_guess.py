@@ -448,11 +448,13 @@ def _perturb(s: _Solver, rng, banned: bytearray, choose: str) -> tuple[int, int]
     (the unknown cells walled off by certain mines), the sets are the certain mines next to
     an unknown cell, one each.  The set is then emptied or filled, as in Simon Tatham's
     generator: mines swap between the set and *partners*, hidden cells outside it and
-    outside the first click's block, the interior first (cells next to no open cell: no
-    shown number changes), then cells next to open cells, those whose open neighbours were
-    opened latest first.  Of emptying and filling, the one that keeps more open cells wins,
-    then the one that moves fewer mines, then emptying.  Either way the number then settles
-    its whole set by itself.
+    outside the first click's block.  The interior comes first (unknown cells next to no
+    open cell: no shown number changes), then cells next to open cells: in ``"latest"``
+    mode those whose open neighbours were opened latest first, in the escalated modes in
+    random order (the latest ones are next to the cells that got stuck, and picking them
+    every time can cycle).  Of emptying and filling, the one that keeps more open cells
+    wins, then the one that moves fewer mines, then emptying.  Either way the number then
+    settles its whole set by itself (in mode ``"all"``, the count does).
 
     The changed cells change the numbers of the open cells next to them.  Every cell opened
     after the earliest of those is forgotten; the cells before it stay valid, since each
@@ -465,9 +467,9 @@ def _perturb(s: _Solver, rng, banned: bytearray, choose: str) -> tuple[int, int]
     unk = s.unk
     mine = s.mine
     order = s.order
+    latest = choose == "latest"
     if choose == "all":
         sets = [_bit_list(s.unknown)]
-        choose = "random"
     else:
         sets = [_bit_list(unk[j]) for j in order if unk[j]]
     if not sets:
@@ -484,7 +486,7 @@ def _perturb(s: _Solver, rng, banned: bytearray, choose: str) -> tuple[int, int]
                 k = pos[y]
         return k
 
-    if choose == "random":
+    if not latest:
         cells = sets[rng.randrange(len(sets))]
         skey = min(key(x) for x in cells)
     else:  # "latest": the set whose change keeps the most open cells, ties at random
@@ -513,12 +515,18 @@ def _perturb(s: _Solver, rng, banned: bytearray, choose: str) -> tuple[int, int]
             continue
         k = key(x)
         if k == _INF:
-            (interior_full if mine[x] else interior_empty).append(x)
+            # A certain mine with no open neighbour (walled in, or settled by the count) is no
+            # partner: made safe, nothing could reach it.
+            if not s.known[x]:
+                (interior_full if mine[x] else interior_empty).append(x)
         else:
             edge.append((-k, rng.random(), x))
     rng.shuffle(interior_empty)
     rng.shuffle(interior_full)
-    edge.sort()
+    if latest:
+        edge.sort()
+    else:  # escalated: partners next to open cells in random order, to break cycles
+        rng.shuffle(edge)
     edge_empty = [(-nk, x) for nk, _, x in edge if not mine[x]]
     edge_full = [(-nk, x) for nk, _, x in edge if mine[x]]
 
@@ -531,7 +539,7 @@ def _perturb(s: _Solver, rng, banned: bytearray, choose: str) -> tuple[int, int]
         if rest:
             extra = outer[:rest]
             chosen = chosen + [x for _, x in extra]
-            k = min(k, extra[-1][0])
+            k = min(k, *(ek for ek, _ in extra))
         return k, chosen
 
     options = []
@@ -573,7 +581,7 @@ def no_guess_layout(
     first_click: Cell,
     rng,
     *,
-    max_attempts: int = 8,
+    max_attempts: int = 4,
     max_perturbations: int | None = None,
     choose: str = "latest",
     stats: GenerationStats | None = None,
@@ -588,15 +596,16 @@ def no_guess_layout(
     returned only after :func:`clears_without_guessing` has accepted it from scratch.
 
     Bounded: at most ``max_attempts`` random layouts, each with at most
-    ``max_perturbations`` repairs (default ``2 * count + 50``); then ``ValueError``.  Also
+    ``max_perturbations`` repairs (default ``count + 50``); then ``ValueError``.  Also
     ``ValueError`` for a bad size or first click, or a ``count`` that does not fit outside
     the block.  Deterministic given ``rng``'s state.  ``choose`` picks the number to repair:
     ``"latest"`` (the default: the one whose change keeps most of the solve, ties at random)
     or ``"random"`` (Tatham's choice).  ``stats``, a :class:`GenerationStats`, counts the
     work.
 
-    Every preset takes a few ms, and every density up to about 80 % of the cells outside the
-    block succeeds on the first attempt nearly always; see docs/ENGINE.md for measured limits.
+    Every preset takes a few ms.  Every density has succeeded in the measurements, up to a
+    board full but for the first click's block (docs/ENGINE.md gives the figures); dense
+    boards need more repairs and get mines packed where the solver got stuck.
 
     >>> import random
     >>> a = no_guess_layout(16, 16, 40, (0, 0), random.Random(1))
@@ -615,7 +624,7 @@ def no_guess_layout(
     if max_attempts.__class__ is not int or max_attempts < 1:
         raise ValueError(f"bad max_attempts {max_attempts!r}")
     if max_perturbations is None:
-        max_perturbations = 2 * count + 50
+        max_perturbations = count + 50
     elif max_perturbations.__class__ is not int or max_perturbations < 0:
         raise ValueError(f"bad max_perturbations {max_perturbations!r}")
     if choose not in ("latest", "random"):
