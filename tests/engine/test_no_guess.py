@@ -3,6 +3,7 @@ check against the plain exact loop, determinism, bounds and errors."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -100,11 +101,14 @@ def test_presets_are_won_by_the_plain_loop(preset):
     rng = random.Random(f"preset-{preset}")
     clicks = [(0, 0), (height - 1, width - 1), (0, width // 2), (height // 2, width // 2)]
     clicks += [(rng.randrange(height), rng.randrange(width)) for _ in range(4)]
-    stats = GenerationStats()
-    for k, click in enumerate(clicks):
-        mines = no_guess_layout(width, height, count, click, random.Random(f"{preset}-{k}"), stats=stats)
-        check_generated(width, height, count, click, mines)
-    assert stats.rejected == 0
+    for redraws in (None, 0):  # as shipped (draws first), and repairs only
+        stats = GenerationStats()
+        for k, click in enumerate(clicks):
+            rng = random.Random(f"{preset}-{k}")
+            mines = no_guess_layout(width, height, count, click, rng, redraws=redraws, stats=stats)
+            check_generated(width, height, count, click, mines)
+        assert stats.rejected == 0
+        assert stats.drawn == (len(clicks) if redraws is None else 0)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -113,9 +117,10 @@ def test_presets_are_won_by_the_plain_loop(preset):
     height=st.integers(5, 40),
     density=st.floats(0.0, 1.0),
     seed=st.integers(0, 2**32 - 1),
+    redraws=st.sampled_from([None, 0, 3]),
     data=st.data(),
 )
-def test_custom_boards(width, height, density, seed, data):
+def test_custom_boards(width, height, density, seed, redraws, data):
     first = (data.draw(st.integers(0, height - 1)), data.draw(st.integers(0, width - 1)))
     block = sum(1 for dr in (-1, 0, 1) for dc in (-1, 0, 1)
                 if 0 <= first[0] + dr < height and 0 <= first[1] + dc < width)
@@ -123,7 +128,7 @@ def test_custom_boards(width, height, density, seed, data):
     count = min(free, max(1, round(density * free)))
     stats = GenerationStats()
     try:
-        mines = no_guess_layout(width, height, count, first, OnlyFour(seed), stats=stats)
+        mines = no_guess_layout(width, height, count, first, OnlyFour(seed), redraws=redraws, stats=stats)
     except ValueError:
         # Documented: only near-full boards may exhaust the budget.
         assert count > 0.8 * free, (width, height, count, first, seed)
@@ -139,7 +144,8 @@ def test_custom_boards(width, height, density, seed, data):
 def test_large_and_dense_custom_boards(width, height, count):
     first = (height // 2, width // 3)
     stats = GenerationStats()
-    mines = no_guess_layout(width, height, count, first, random.Random(f"{width}x{height}/{count}"), stats=stats)
+    rng = random.Random(f"{width}x{height}/{count}")
+    mines = no_guess_layout(width, height, count, first, rng, redraws=0, stats=stats)
     check_generated(width, height, count, first, mines)
     assert stats.rejected == 0
 
@@ -149,7 +155,7 @@ def test_repairs_happen_and_escalate():
     area, certain mines walling the unknown cells off); the result still passes."""
     stats = GenerationStats()
     for seed in range(6):
-        mines = no_guess_layout(30, 16, 300, (8, 15), random.Random(seed), stats=stats)
+        mines = no_guess_layout(30, 16, 300, (8, 15), random.Random(seed), redraws=0, stats=stats)
         check_generated(30, 16, 300, (8, 15), mines)
     assert stats.perturbations > 6 * 10
     assert stats.rejected == 0
@@ -178,9 +184,44 @@ def test_deterministic_given_the_seed():
     )
 
 
+def test_draws_are_rejection_sampling():
+    """The draw phase is plain rejection sampling: the first of the rng's uniform layouts
+    (``rng.sample`` over the cells outside the block, row by row) that the plain loop
+    accepts, so every accepted layout is equally likely."""
+    for width, height, count, seed in [(9, 9, 10, 1), (16, 16, 40, 2), (30, 16, 99, 3), (12, 7, 20, 4)]:
+        click = (height // 2, width // 2)
+        free = [(r, c) for r in range(height) for c in range(width)
+                if max(abs(r - click[0]), abs(c - click[1])) > 1]
+        ref = random.Random(seed)
+        while True:
+            mines = frozenset(ref.sample(free, count))
+            if plain_accepts(width, height, mines, click):
+                break
+        stats = GenerationStats()
+        assert no_guess_layout(width, height, count, click, random.Random(seed), stats=stats) == mines
+        assert stats.drawn == 1 and stats.attempts == 0
+
+
+def test_draws_are_uniform_on_a_tiny_board():
+    """Every accepted layout of a tiny board comes out about equally often."""
+    free = [(r, c) for r in range(5) for c in range(5) if max(abs(r - 2), abs(c - 2)) > 1]
+    accepted = {
+        frozenset(m)
+        for m in itertools.combinations(free, 2)
+        if plain_accepts(5, 5, m, (2, 2))
+    }
+    rng = random.Random(11)
+    counts = dict.fromkeys(accepted, 0)
+    n = 40 * len(accepted)
+    for _ in range(n):
+        counts[no_guess_layout(5, 5, 2, (2, 2), rng)] += 1
+    assert set(counts) == accepted
+    assert min(counts.values()) > 15 and max(counts.values()) < 70  # mean 40, sd ~6.3
+
+
 def test_choose_random_also_works():
     for seed in range(3):
-        mines = no_guess_layout(30, 16, 130, (3, 3), random.Random(seed), choose="random")
+        mines = no_guess_layout(30, 16, 130, (3, 3), random.Random(seed), choose="random", redraws=0)
         check_generated(30, 16, 130, (3, 3), mines)
 
 
@@ -277,6 +318,8 @@ def test_errors():
     with pytest.raises(ValueError):
         no_guess_layout(9, 9, 10, (4, 4), rng, max_attempts=0)
     with pytest.raises(ValueError):
+        no_guess_layout(9, 9, 10, (4, 4), rng, redraws=-1)
+    with pytest.raises(ValueError):
         clears_without_guessing(5, 5, {(2, 2)}, (2, 2))  # a mine on the first click
     with pytest.raises(ValueError):
         clears_without_guessing(5, 5, {(5, 2)}, (2, 2))
@@ -288,5 +331,6 @@ def test_budget_is_a_bound():
     """With no repairs allowed, a board that needs one raises after max_attempts layouts."""
     stats = GenerationStats()
     with pytest.raises(ValueError):
-        no_guess_layout(30, 16, 200, (8, 15), random.Random(3), max_attempts=2, max_perturbations=0, stats=stats)
-    assert stats.attempts == 2 and stats.perturbations == 0
+        no_guess_layout(30, 16, 200, (8, 15), random.Random(3), redraws=5, max_attempts=2, max_perturbations=0,
+                        stats=stats)
+    assert stats.draws == 5 and stats.drawn == 0 and stats.attempts == 2 and stats.perturbations == 0
