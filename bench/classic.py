@@ -7,9 +7,11 @@ Prints figures; asserts nothing.  Record results in docs/PERFORMANCE.md ("Engine
 For each board (the three presets, a large custom board and a dense Expert-sized one), the
 same seeded first clicks, in the same run:
 
-- ``no_guess_layout`` as shipped (repairs on the number whose change keeps most of the solve,
-  ``choose="latest"``) and the variant that picks it at random (``choose="random"``, Simon
-  Tatham's choice): time per board, median / p99 / max, and repairs per board;
+- ``no_guess_layout`` as shipped (uniform draws checked by ``clears_without_guessing``, then
+  repairs if none is accepted), and repairs only (``redraws=0``) with each way of picking the
+  number to repair (``choose="latest"``, the default, and ``"random"``, Simon Tatham's choice):
+  time per board (median / p99 / max), the work per board, and the boards' mean 3BV with its
+  standard error (a repaired board could differ from a uniform one);
 - ``clears_without_guessing`` on the boards generated: with the local rules (as shipped) and
   without (``analyze`` decides every step: the plain loop), same answers;
 - how many plain uniform random layouts our check accepts (what rejection sampling faces);
@@ -100,27 +102,41 @@ def ms_mines(board):
     return frozenset((r, c) for r, row in enumerate(board) for c, v in enumerate(row) if v == -1)
 
 
+def bbbv(ms, width, height, layouts):
+    """Mean 3BV of the layouts, with its standard error: a check for bias between variants."""
+    if len(layouts) < 2:
+        return "3BV -"
+    v = [ms.cal_bbbv(ms_board(width, height, m)) for m in layouts]
+    return f"3BV {statistics.mean(v):.1f} ± {statistics.stdev(v) / len(v) ** 0.5:.1f}"
+
+
 def bench_board(name, width, height, count, seeds, args, ms):
     rng = random.Random(f"clicks-{args.seed}-{name}")
     clicks = [(rng.randrange(height), rng.randrange(width)) for _ in range(seeds)]
     print(f"{name} {width}x{height}/{count} ({count / (width * height):.1%}), {seeds} first clicks; load {load()}")
 
+    no_guess_layout(width, height, count, clicks[0], random.Random("warm-up"))  # caches, imports
+    variants = [
+        ("no_guess_layout (as shipped)", {}),
+        ("  repairs only, choose=latest", {"redraws": 0}),
+        ("  repairs only, choose=random", {"redraws": 0, "choose": "random"}),
+    ]
     ours = {}
-    for choose in ("latest", "random"):
+    for label, kwargs in variants:
         times, stats, layouts = [], GenerationStats(), []
         for k, click in enumerate(clicks):
             t0 = time.perf_counter()
-            layouts.append(no_guess_layout(width, height, count, click, random.Random(f"{args.seed}-{k}"), choose=choose, stats=stats))
+            layouts.append(no_guess_layout(width, height, count, click, random.Random(f"{args.seed}-{k}"), stats=stats, **kwargs))
             times.append(time.perf_counter() - t0)
-        ours[choose] = layouts
+        ours[label] = layouts
+        extra = f"drawn {stats.drawn}/{seeds}, draws/board {stats.draws / seeds:.1f}, " if not kwargs else ""
         line(
-            f"no_guess_layout choose={choose}",
+            label,
             times,
-            f"repairs/board {stats.perturbations / seeds:.1f}, mines moved/board {stats.moved / seeds:.1f}, "
-            f"attempts/board {stats.attempts / seeds:.2f}, analyze calls/board {stats.exact_calls / seeds:.1f}",
+            extra + f"repairs/board {stats.perturbations / seeds:.1f}, mines moved/board {stats.moved / seeds:.1f}, "
+            f"analyze calls/board {stats.exact_calls / seeds:.1f}" + (f", {bbbv(ms, width, height, layouts)}" if ms else ""),
         )
-
-    layouts = ours["latest"]
+    layouts = ours[variants[0][0]]
     plain = random.Random(f"plain-{args.seed}-{name}")
     accepted = 0
     for r, c in clicks:
@@ -135,7 +151,7 @@ def bench_board(name, width, height, count, seeds, args, ms):
             times.append(time.perf_counter() - t0)
             assert got["cleared"]
             calls += got["exact_calls"]
-        label = "clears_without_guessing" + ("" if local else " (plain loop)")
+        label = "clears_without_guessing" if local else "  the same, no local rules"
         line(label, times, f"analyze calls/board {calls / len(layouts):.1f}")
 
     if ms is None:
@@ -164,9 +180,7 @@ def bench_board(name, width, height, count, seeds, args, ms):
         f"  our boards ms_toollib.is_solvable accepts: {solvable}/{len(layouts)} "
         f"(of the others, {template} hold one of its unsolvable_structure templates)"
     )
-    b_ours = statistics.mean(ms.cal_bbbv(ms_board(width, height, m)) for m in layouts)
-    b_theirs = statistics.mean(ms.cal_bbbv(ms_board(width, height, m)) for _, m in theirs) if theirs else float("nan")
-    print(f"  mean 3BV: ours {b_ours:.1f}, ms_toollib {b_theirs:.1f}")
+    print(f"  ms_toollib's boards: {bbbv(ms, width, height, [m for _, m in theirs])}")
 
 
 def main(argv=None):

@@ -11,7 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.deduce import analyze
-from engine.no_guess import GenerationStats, clears_without_guessing, no_guess_layout, solve_stats
+from engine.no_guess import (
+    GenerationStats,
+    clears_without_guessing,
+    no_guess_layout,
+    solve_stats,
+)
 
 PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PRESETS = {"beginner": (9, 9, 10), "intermediate": (16, 16, 40), "expert": (30, 16, 99)}
