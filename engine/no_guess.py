@@ -31,7 +31,7 @@ from functools import lru_cache
 
 from .deduce import analyze
 
-__all__ = ["clears_without_guessing", "no_guess_layout", "solve_stats"]
+__all__ = ["GenerationStats", "clears_without_guessing", "no_guess_layout", "solve_stats"]
 
 Cell = tuple[int, int]
 
