@@ -697,6 +697,7 @@ def no_guess_layout(
             if got is None:
                 break
             p, moved = got
+            p = min(p, len(s.order) - 1)  # _INF: the change touched no open cell
             st.perturbations += 1
             st.moved += moved
             st.rolled_back += len(s.order) - p - 1

@@ -164,6 +164,7 @@ def test_repairs_happen_and_escalate():
         check_generated(30, 16, 300, (8, 15), mines)
     assert stats.perturbations > 6 * 10
     assert stats.rejected == 0
+    assert 0 <= stats.rolled_back and 0 < stats.kept <= stats.perturbations * 30 * 16
 
 
 def test_full_board_and_empty_board():
