@@ -39,6 +39,10 @@ from .view import SPECTATOR
 
 SNAPSHOT_FORMAT = 1
 SEED_BYTES = 16
+LAYOUT_VERSION = "mineduel-classic-v1"
+"""Names the commitment's text and the layout drawn from a seed (``generate`` and
+:mod:`engine.no_guess`): a change to either that changes a seed's layout must bump it, or the
+seeds of earlier games would no longer verify (``tests/engine/test_classic.py`` pins layouts)."""
 PRESETS: dict[str, tuple[int, int, int]] = {
     "beginner": (9, 9, 10),
     "intermediate": (16, 16, 40),
@@ -143,7 +147,7 @@ class ClassicSetup:
 
 
 def commitment_of(setup: ClassicSetup) -> str:
-    text = f"mineduel-classic-v1:{setup.width}x{setup.height}:{setup.count}:{int(setup.no_guess)}:{setup.seed}"
+    text = f"{LAYOUT_VERSION}:{setup.width}x{setup.height}:{setup.count}:{int(setup.no_guess)}:{setup.seed}"
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -4,6 +4,7 @@ round-trips, nothing secret in a view before the end)."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 from dataclasses import replace
 from functools import lru_cache
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 
 from engine import Chord, Flag, IllegalCode, IllegalMove, Mark, Resign, Reveal, event_from_data, event_to_data
 from engine.classic import (
+    LAYOUT_VERSION,
     PRESETS,
     Classic,
     ClassicSetup,
@@ -284,3 +286,18 @@ def test_the_record_and_the_replay_of_a_finished_game() -> None:
     for at, then in enumerate(versions):
         assert final.position(at).rows == then.view(2).rows or at == len(versions) - 1
         assert set(final.position(at).mines) == set(final.mines)
+
+
+@pytest.mark.parametrize(("no_guess", "size", "digest"), [
+    (False, (9, 9, 10), "95a10f173757f670"),
+    (False, (30, 16, 99), "44507c2b45cdaa74"),
+    (True, (9, 9, 10), "95a10f173757f670"),
+    (True, (30, 16, 99), "629950610d0c89ea"),
+])
+def test_a_seed_draws_the_same_layout_as_when_it_was_published(no_guess, size, digest) -> None:
+    """A finished game publishes its seed; anybody re-draws the layout from it. If this fails,
+    the generator changed what a seed means: bump ``LAYOUT_VERSION`` (and these digests)."""
+    width, height, count = size
+    mines = generate(width, height, count, (height // 2, width // 2), random.Random(0x5EED), no_guess)
+    assert LAYOUT_VERSION == "mineduel-classic-v1"
+    assert hashlib.sha256(repr(sorted(mines)).encode()).hexdigest()[:16] == digest
