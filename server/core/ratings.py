@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import glicko2
 
 from engine.clock import Clock
+from engine.duel import Duel
 from engine.events import Outcome
 
 BULLET = "bullet"
@@ -93,6 +94,16 @@ def clock_category(clock: Clock | None) -> str | None:
     if clock is None:
         return None
     return category_of(clock.initial_ms / 1000, clock.increment_ms / 1000)
+
+
+def rated_category(kind: str, rated: bool, clock: Clock | None) -> str | None:
+    """The category a finished game counts in, or ``None`` when it is not rated: a casual game
+    (``rated`` False: the players chose so, or a seat is a bot; a room does not know which
+    player is a bot, so its creator decides), a game that is not a duel (the classic game has
+    one player), or a live game without a clock."""
+    if not rated or kind != Duel.kind:
+        return None
+    return clock_category(clock)
 
 
 def score_of(outcome: Outcome) -> float:

@@ -22,6 +22,7 @@ from server.core.ratings import (
     category_of,
     clock_category,
     rate_game,
+    rated_category,
     score_of,
 )
 
@@ -63,6 +64,16 @@ def test_correspondence_and_untimed_games() -> None:
         with pytest.raises(ValueError):
             category_of(**bad)
     assert CATEGORIES == (BULLET, BLITZ, RAPID, CORRESPONDENCE)
+
+
+def test_rated_and_casual_games() -> None:
+    """Only a rated duel with a clock has a category; casual (and bot) games, the classic game
+    and untimed games are never rated."""
+    blitz = Clock.new(180_000, 2_000)
+    assert rated_category("duel", True, blitz) == BLITZ
+    assert rated_category("duel", False, blitz) is None
+    assert rated_category("classic", True, blitz) is None
+    assert rated_category("duel", True, None) is None
 
 
 def test_seat_zeros_score() -> None:
