@@ -14,11 +14,26 @@ key                        type    content
 ``lb:{solo}:<p>:<m>:all``  zset    won classic games of preset ``p`` and mode ``m`` (JSON) → time ms
 ``lb:{solo}:<p>:<m>:d<day>`` zset  the same for one UTC day (expires after three days)
 ``pb:{solo}:<player>``     hash    ``<preset>:<mode>`` → the player's best result (JSON)
+``pl:{players}:<player>``  hash    a player's record: ``name`` (as chosen), ``key`` (its claim)
+``names:{players}``        hash    claimed name key (NFKC, casefolded) → player id
+``rt:{ratings}:<player>``  hash    category → the player's rating there (JSON
+                                   ``[rating, deviation, volatility, games]``)
+``rh:{ratings}:<player>:<c>`` list  the player's rating after each rated game of category ``c``
+                                   (JSON ``[ended ms, rating, game id]``, the newest 1000)
+``rlb:{ratings}:<c>``      zset    player id → rating, the non-provisional players of ``c``
+``rg:{ratings}:<game>``    string  the game's result is applied (expires 30 days after its end)
 ``mineduel:secret``        string  the shared token-signing key when ``SECRET_KEY`` is unset
 =========================  ======  ==========================================================
 
 (``clocks`` and ``web:lobby`` are global keys: on a Redis Cluster each would have to become one
 ZSET per slot, or live outside the commit script as ``web:lobby`` already does.)
+
+Families beyond rooms carry one hash tag each, because one script must touch keys of any two
+members: ``{solo}`` (classic results), ``{players}`` (a name claim frees one name and takes
+another), ``{ratings}`` (a game updates two players' ratings, histories and a leaderboard and
+marks the game applied). Each family is one slot on a cluster; they are written once per
+finished game or per rename, never per move. ``tests/server/store/test_key_slots.py`` checks
+that every script is called with keys of one slot.
 """
 
 from __future__ import annotations
@@ -56,6 +71,35 @@ def solo_board_key(preset: str, mode: str, period: str) -> str:
 
 def solo_bests_key(player_id: str) -> str:
     return f"pb:{{solo}}:{player_id}"
+
+
+def player_key(player_id: str) -> str:
+    """A player's record. Every name key carries the hash tag ``{players}``: one slot, so one
+    script frees the old name and claims the new one."""
+    return f"pl:{{players}}:{player_id}"
+
+
+NAMES = "names:{players}"
+"""Claimed names: the name's key (:func:`server.store.players.name_key`) → player id."""
+
+
+def ratings_key(player_id: str) -> str:
+    """A player's ratings, one field per category. Every ratings key carries the hash tag
+    ``{ratings}``: one slot, so one script updates both players of a game at once."""
+    return f"rt:{{ratings}}:{player_id}"
+
+
+def rating_history_key(player_id: str, category: str) -> str:
+    return f"rh:{{ratings}}:{player_id}:{category}"
+
+
+def rating_board_key(category: str) -> str:
+    return f"rlb:{{ratings}}:{category}"
+
+
+def rated_game_key(game_id: str) -> str:
+    """Present while a game's result counts as applied (exactly once per game)."""
+    return f"rg:{{ratings}}:{game_id}"
 
 
 def room_of_channel(name: bytes | str) -> str:
