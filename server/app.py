@@ -27,6 +27,7 @@ from .edge.admission import quiet_denials
 from .edge.auth import Auth
 from .edge.body_limit import BodyLimit
 from .edge.codec_msgpack import MsgpackCodec
+from .edge.guests import Guests
 from .edge.limits import Guard
 from .edge.raw_send import ExposeRawSend
 from .embedded_redis import EmbeddedRedis
@@ -36,6 +37,7 @@ from .store import sweeper
 from .store.cache import RoomCache
 from .store.fanout import Codec, Fanout
 from .store.hub import Hub
+from .store.players import Players, Ratings
 from .store.presence import Presence
 from .store.pubsub import PubSub, open_pubsub
 from .store.service import Retention, RoomService
@@ -112,6 +114,8 @@ def create_app(
             await hub.start()
             sweep = asyncio.create_task(sweeper.run(rooms, settings.sweep_interval_s), name="clock-sweeper")
             state.store, state.auth, state.rooms, state.hub = store, Auth(key), rooms, hub
+            state.players, state.ratings = Players(store.redis), Ratings(store.redis)
+            state.guests = Guests(state.auth, state.players)
             state.web = Web(html, Assets(), key) if web else None
             if settings.gc_young_ms > 0:  # short GC passes on a timer (server/gc_policy.py)
                 collector = GcPolicy(settings.gc_young_ms / 1000, settings.gc_full_s, metrics)

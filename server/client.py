@@ -75,8 +75,15 @@ class Api:
             raise ApiError(r.status_code, body)
         return body
 
-    async def guest(self, name: str) -> Guest:
-        d = await self.request("POST", "/api/v1/guests", json={"name": name})
+    async def guest(self, name: str | None = None) -> Guest:
+        """A new guest called ``name`` (names are unique: ``ApiError`` 409 ``name_taken`` when
+        another player has it), or ``Guest-xxxxxx`` when ``None``."""
+        d = await self.request("POST", "/api/v1/guests", json={} if name is None else {"name": name})
+        return Guest(d["id"], d["name"], d["token"])
+
+    async def rename(self, token: str, name: str) -> Guest:
+        """The caller's new name, and a new token carrying it (the old one keeps working)."""
+        d = await self.request("POST", "/api/v1/guests/me/name", token=token, json={"name": name})
         return Guest(d["id"], d["name"], d["token"])
 
     async def create_game(self, token: str, *, ruleset: str = "brettspielnetz", clock: dict[str, float] | None = None,

@@ -21,6 +21,7 @@ from engine.clock import Clock
 
 from ..core.decide import Join, Play, Refused
 from ..core.room import Player, Room
+from ..store.players import NameTaken
 from ..store.results import MODES
 from ..store.service import RoomRefused
 from . import new_game
@@ -140,8 +141,30 @@ async def create_guest(request: Request) -> JSONResponse:
     except BadName as exc:
         raise ApiError(400, "bad_field", f"\"name\": {exc}") from None
     guard_of(request).new_guest(request)
-    player, token = request.app.state.auth.issue(name)
+    try:
+        player, token = await request.app.state.guests.create(name)
+    except NameTaken:
+        raise ApiError(409, "name_taken", f"another player is called {name!r} (names are unique, whatever "
+                       "their case)") from None
     return JSONResponse({"id": player.id, "name": player.name, "token": token}, status_code=201)
+
+
+@_handles
+async def rename_guest(request: Request) -> JSONResponse:
+    """``{"name"}``: the caller's new display name, and a token that carries it."""
+    player = _player(request)
+    body = await _body(request)
+    try:
+        name = validate_name(body.get("name"))
+    except BadName as exc:
+        raise ApiError(400, "bad_field", f"\"name\": {exc}") from None
+    if name is None:
+        raise ApiError(400, "bad_field", "\"name\" must be a non-empty name")
+    try:
+        player, token = await request.app.state.guests.rename(player, name)
+    except NameTaken:
+        raise ApiError(409, "name_taken", f"another player is called {name!r}") from None
+    return JSONResponse({"id": player.id, "name": player.name, "token": token})
 
 
 @_handles
@@ -163,7 +186,7 @@ async def create_game(request: Request) -> JSONResponse:
     if seat == "random":
         seat = new_game.random_seat(2)
     players: list[Player | None] = [None, None]
-    players[seat] = player
+    players[seat] = await state.guests.current(player)
     room = await state.rooms.create(new_game.duel(ruleset, seed), tuple(players), clock)
     return JSONResponse({"id": room.id, "seat": seat, **game_json(room, seat)}, status_code=201)
 
@@ -191,7 +214,7 @@ async def create_solo(request: Request) -> JSONResponse:
     except ValueError as exc:
         raise ApiError(400, "bad_field", str(exc)) from None
     guard_of(request).new_game(request)
-    room = await state.rooms.create(game, (player,))
+    room = await state.rooms.create(game, (await state.guests.current(player),))
     return JSONResponse({"id": room.id, "seat": 0, **game_json(room, 0)}, status_code=201)
 
 
@@ -223,7 +246,7 @@ async def layout(request: Request) -> JSONResponse:
 
 @_handles
 async def join_game(request: Request) -> JSONResponse:
-    player = _player(request)
+    player = await request.app.state.guests.current(_player(request))
     room = await request.app.state.rooms.act(request.path_params["id"], player, Join())
     return JSONResponse({"id": room.id, "seat": room.seat_of(player), "v": room.version})
 
@@ -275,6 +298,7 @@ async def healthz(request: Request) -> JSONResponse:
 routes = [
     Route("/healthz", healthz),
     Route("/api/v1/guests", create_guest, methods=["POST"]),
+    Route("/api/v1/guests/me/name", rename_guest, methods=["POST"]),
     Route("/api/v1/games", create_game, methods=["POST"]),
     Route("/api/v1/solo", create_solo, methods=["POST"]),
     Route("/api/v1/leaderboard", leaderboard),

@@ -26,6 +26,7 @@ from ..edge.auth import BadName, validate_name
 from ..edge.csp import SecurityHeaders
 from ..edge.limits import Limited, guard_of
 from ..edge.peer import is_tls
+from ..store.players import NameTaken
 from ..store.service import RoomRefused
 from .html_codec import oob
 from .lobby import list_room, live_games
@@ -69,7 +70,13 @@ async def guest(request: Request) -> Response:
                           error=f"That name won’t do: {exc}.")
     except Limited as exc:
         return limited_page(web, exc)
-    player, token = request.app.state.auth.issue(name)
+    try:
+        player, token = await request.app.state.guests.create(name)
+    except NameTaken:
+        message = f"Somebody is already called {name}. Please choose another name."
+        if join and ROOM_ID.match(join):
+            return web.render("name.html", status_code=409, me=None, join=join, error=message)
+        return web.render("home.html", status_code=409, me=None, games=[], next=target, error=message)
     if join and ROOM_ID.match(join):
         try:
             await request.app.state.rooms.act(join, player, Join())
@@ -99,6 +106,7 @@ async def create_game(request: Request) -> Response:
         seed = int(form["seed"])
     if ruleset not in RULESETS:
         return error_page(web, 400, "Cannot create that game", "There are no such rules.", me)
+    me = await state.guests.current(me)
     players = (me, None) if seat == 0 else (None, me)
     try:
         guard_of(request).new_game(request)
@@ -205,7 +213,7 @@ async def join_room(request: Request) -> Response:
     if me is None:
         return web.render("name.html", me=None, join=room_id)
     try:
-        await request.app.state.rooms.act(room_id, me, Join())
+        await request.app.state.rooms.act(room_id, await request.app.state.guests.current(me), Join())
     except RoomRefused as exc:
         if exc.code is Refused.UNKNOWN_ROOM:
             return error_page(web, 404, "No such game", "That game does not exist.", me)

@@ -70,7 +70,7 @@ async def create_solo(request: Request) -> Response:
         return error_page(web, 400, "Cannot make that board", f"{exc}.", me)
     except Limited as exc:
         return limited_page(web, exc, me)
-    room = await request.app.state.rooms.create(game, (me,))
+    room = await request.app.state.rooms.create(game, (await request.app.state.guests.current(me),))
     return redirect(f"/g/{room.id}")
 
 

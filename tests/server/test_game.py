@@ -9,6 +9,7 @@ import pytest
 
 from engine import SPECTATOR, verify
 from server.client import ApiError, GameSocket
+from tests.names import unique
 
 from .helpers import assert_frame_matches, assert_view, pick_move, referee, seated_game, three_sockets, wire_move
 
@@ -116,3 +117,19 @@ async def test_rematch_swaps_seats(api, live_server):
     assert (await api.rematch(anna.token, game_id))["id"] == again["id"]  # idempotent
     fresh = await api.game(again["id"], anna.token)
     assert fresh["you"] == 1 and fresh["room"]["status"] == "playing"
+
+
+async def test_names_are_unique_and_a_rename_shows_in_new_games(api):
+    name = unique("Anna")
+    anna = await api.guest(name)
+    with pytest.raises(ApiError) as taken:
+        await api.guest(name.lower())
+    assert taken.value.status == 409 and taken.value.code == "name_taken"
+    renamed = await api.rename(anna.token, name + "x")
+    assert (renamed.id, renamed.name) == (anna.id, name + "x")
+    ben = await api.guest(unique("Ben"))
+    with pytest.raises(ApiError) as clash:
+        await api.rename(ben.token, name + "X")
+    assert clash.value.status == 409
+    game = await api.create_game(anna.token, seat=0)  # the old token: same guest, current name
+    assert game["room"]["players"][0] == {"id": anna.id, "name": name + "x"}

@@ -11,6 +11,7 @@ import pytest
 from engine.classic import numbers_of
 from engine.geometry import geometry
 from server.client import Api, ApiError, GameSocket
+from tests.names import unique
 
 
 async def layout(api: Api, game_id: str) -> set[tuple[int, int]]:
@@ -32,7 +33,7 @@ async def play_to_a_win(api: Api, sock: GameSocket, game_id: str, width: int, he
 
 
 async def test_a_solo_game_plays_to_a_win_over_the_protocol_and_reaches_the_leaderboard(api, live_server):
-    anna = await api.guest("Anna")
+    anna = await api.guest(unique("Anna"))
     game = await api.solo(anna.token, width=9, height=9, mines=10, seed=5)
     assert game["room"]["kind"] == "classic" and game["room"]["status"] == "playing"
     assert game["view"]["mines"] is None and game["view"]["seed"] is None
@@ -56,7 +57,7 @@ async def test_a_solo_game_plays_to_a_win_over_the_protocol_and_reaches_the_lead
         assert sock.view.three_bv is not None and sock.view.mines is not None
     board = await api.leaderboard("beginner")
     mine = [r for r in board["results"] if r["game"] == game["id"]]
-    assert len(mine) == 1 and mine[0]["player"]["name"] == "Anna" and mine[0]["three_bv"] == sock.view.three_bv
+    assert len(mine) == 1 and mine[0]["player"]["name"] == anna.name and mine[0]["three_bv"] == sock.view.three_bv
     assert [r["time_ms"] for r in board["results"]] == sorted(r["time_ms"] for r in board["results"])
     today = await api.leaderboard("beginner", period="today")
     assert any(r["game"] == game["id"] for r in today["results"])
@@ -65,7 +66,7 @@ async def test_a_solo_game_plays_to_a_win_over_the_protocol_and_reaches_the_lead
 
 
 async def test_a_loss_shows_the_fatal_mine_and_ranks_nowhere(api, live_server):
-    anna = await api.guest("Anna")
+    anna = await api.guest(unique("Anna"))
     game = await api.solo(anna.token, seed=7)
     async with await GameSocket.connect(live_server.url, game["id"], anna.token) as sock:
         await sock.until(lambda f: f["t"] == "snapshot")
@@ -81,7 +82,7 @@ async def test_a_loss_shows_the_fatal_mine_and_ranks_nowhere(api, live_server):
 
 
 async def test_bad_solo_requests(api):
-    anna = await api.guest("Anna")
+    anna = await api.guest(unique("Anna"))
     for body in ({"width": 4}, {"width": 61}, {"height": 41}, {"mines": 0}, {"width": 9, "height": 9, "mines": 73},
                  {"width": 9.0}, {"no_guess": "yes"}, {"preset": "huge"}, {"mines": True}):
         with pytest.raises(ApiError) as e:
@@ -95,7 +96,7 @@ async def test_bad_solo_requests(api):
 async def test_a_solo_game_survives_a_server_restart_with_its_timer(start_server):
     server = start_server()
     async with Api(server.url) as api:
-        anna = await api.guest("Anna")
+        anna = await api.guest(unique("Anna"))
         game = await api.solo(anna.token, width=16, height=16, mines=40, seed=11)
         sock = await GameSocket.connect(server.url, game["id"], anna.token)
         await sock.until(lambda f: f["t"] == "snapshot")
@@ -123,7 +124,7 @@ async def test_a_solo_game_survives_a_server_restart_with_its_timer(start_server
 async def test_the_layout_hook_is_off_without_the_test_hooks(start_server):
     server = start_server(MINEDUEL_TEST_HOOKS="0")
     async with Api(server.url) as api:
-        anna = await api.guest("Anna")
+        anna = await api.guest(unique("Anna"))
         game = await api.solo(anna.token)
         with pytest.raises(ApiError) as e:
             await layout(api, game["id"])
