@@ -204,6 +204,11 @@ class Classic:
     def is_hidden(self, cell: Cell) -> bool:
         return cell not in self.opened
 
+    @property
+    def every_seat_moved(self) -> bool:
+        """The one seat has moved (a classic game is not aborted, it is resigned)."""
+        return bool(self.log)
+
     def costly(self, move: Move) -> bool:
         """Applying ``move`` may take long (it draws a no-guess layout): the shell runs it off
         its event loop."""

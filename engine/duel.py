@@ -21,6 +21,8 @@ from . import deduce
 from .commitment import SALT_BYTES, commitment
 from .errors import IllegalCode, IllegalMove
 from .events import (
+    ABANDONED,
+    ABORTED,
     ALL_MINES,
     RESIGNATION,
     TIMEOUT,
@@ -38,7 +40,7 @@ from .geometry import Cell, Geometry, geometry
 from .memo import PrefixMemo
 from .parts import SnapshotParts
 from .view import SPECTATOR, VIEWERS, MoveLine, diff, public_rows, view_of  # view.py knows Duel only as a type
-from .moves import Explore, Mark, Move, Resign, Timeout, move_from_data, move_to_data
+from .moves import Abort, ClaimAbandoned, Explore, Mark, Move, Resign, Timeout, move_from_data, move_to_data
 from .rules import (
     DEFAULT_RULESET,
     DUEL_HEIGHT,
@@ -291,6 +293,10 @@ class Duel:
                 return self._end(Outcome(RESIGNATION, 1 - seat))
             case Timeout():
                 return self._end(Outcome(TIMEOUT, 1 - seat))
+            case Abort():
+                return self._end(Outcome(ABORTED, None))
+            case ClaimAbandoned(draw):
+                return self._end(Outcome(ABANDONED, None if draw else seat))
             case Explore(cell):
                 return self._play(seat, Action.EXPLORE, cell)
             case Mark(cell):
@@ -298,13 +304,15 @@ class Duel:
         raise AssertionError("unreachable: _check accepts only moves")
 
     def _check(self, seat: int, move: Move) -> None:
-        if not isinstance(move, (Explore, Mark, Resign, Timeout)):
+        if not isinstance(move, (Explore, Mark, Resign, Timeout, Abort, ClaimAbandoned)):
             raise IllegalMove(IllegalCode.NOT_A_MOVE, f"not a move: {move!r}")
         if self.phase is Phase.OVER:
             raise IllegalMove(IllegalCode.GAME_OVER, "the game is over")
         if seat not in SEATS:
             raise IllegalMove(IllegalCode.NOT_A_SEAT, f"seat must be 0 or 1, not {seat!r}")
-        if isinstance(move, Resign):
+        if isinstance(move, Abort) and self.every_seat_moved:
+            raise IllegalMove(IllegalCode.TOO_LATE_TO_ABORT, "both seats have moved: the game can no longer be aborted")
+        if isinstance(move, (Resign, Abort, ClaimAbandoned)):
             return
         if seat != self.to_move:
             raise IllegalMove(IllegalCode.NOT_YOUR_TURN, f"seat {seat} moved on seat {self.to_move}'s turn")
@@ -314,6 +322,13 @@ class Duel:
             raise IllegalMove(IllegalCode.OUT_OF_RANGE, f"cell {move.cell!r} is not on the board")
         if not self.is_hidden(move.cell):
             raise IllegalMove(IllegalCode.CELL_NOT_HIDDEN, f"cell {move.cell!r} is not hidden")
+
+    @property
+    def every_seat_moved(self) -> bool:
+        """Whether both seats have made a move of their own (then the game can no longer be aborted)."""
+        # seats alternate strictly and a move that is not a play ends the game: the first two
+        # log entries tell
+        return len(self.log) >= len(SEATS) and all(isinstance(m, (Explore, Mark)) for _, m in self.log[:len(SEATS)])
 
     def _play(self, seat: int, action: Action, cell: Cell) -> list[Event]:
         rules = self.rules

@@ -18,6 +18,8 @@ class IllegalCode(StrEnum):
     """Classic: a flagged cell is not opened (take the flag away first)."""
     CHORD_NOT_SATISFIED = "chord_not_satisfied"
     """Classic: a chord needs an open number with exactly that many flags around it."""
+    TOO_LATE_TO_ABORT = "too_late_to_abort"
+    """Every seat has moved: resign instead."""
 
 
 class IllegalMove(Exception):

@@ -46,7 +46,11 @@ CLEARED = "cleared"
 """Classic: every safe cell is open; the player wins (``winner`` 0)."""
 EXPLODED = "exploded"
 """Classic: a mine was opened; the game is lost (``winner`` None)."""
-TERMINATIONS = (ALL_MINES, RESIGNATION, TIMEOUT, CLEARED, EXPLODED)
+ABORTED = "aborted"
+"""Called off before every seat had moved: no result (``winner`` None), never rated."""
+ABANDONED = "abandoned"
+"""A seat's opponent left and it claimed the game: its win, or a draw (``winner`` None)."""
+TERMINATIONS = (ALL_MINES, RESIGNATION, TIMEOUT, CLEARED, EXPLODED, ABORTED, ABANDONED)
 
 
 @dataclass(frozen=True, slots=True)

@@ -60,6 +60,12 @@ class Game(Protocol):
     """Every applied move with its seat, in order: with the setup, the whole game."""
 
     @property
+    def every_seat_moved(self) -> bool:
+        """Whether every seat has made a move of its own: until then the game may be aborted
+        (:class:`~engine.moves.Abort`), and a first move that does not come ends it that way."""
+        ...
+
+    @property
     def settings(self) -> dict[str, Any]:
         """The public choices the game was created with (a duel's ruleset, say)."""
         ...

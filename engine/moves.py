@@ -55,7 +55,22 @@ class Timeout:
     """The seat to move ran out of time. The server's clock decides when; the engine applies it."""
 
 
-Move = Explore | Mark | Reveal | Flag | Chord | Resign | Timeout
+@dataclass(frozen=True, slots=True)
+class Abort:
+    """The game is called off without a result: allowed until every seat has made a move (a
+    duel), by either seat on either turn. The server also aborts a game whose first moves do
+    not come in time."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimAbandoned:
+    """The seat ends the game because its opponent left: a win, or a draw when ``draw``. The
+    server decides when the opponent counts as gone; the engine applies it."""
+
+    draw: bool = False
+
+
+Move = Explore | Mark | Reveal | Flag | Chord | Resign | Timeout | Abort | ClaimAbandoned
 CellMove = Explore | Mark | Reveal | Flag | Chord
 
 CELL_MOVES: dict[str, type[CellMove]] = {
@@ -68,7 +83,8 @@ _ACTIONS: dict[type, str] = {kind: action for action, kind in CELL_MOVES.items()
 
 
 def move_to_data(move: Move) -> list[Any]:
-    """``["explore", r, c]`` (any cell move by its action name), ``["resign"]`` or ``["timeout"]``."""
+    """``["explore", r, c]`` (any cell move by its action name), ``["resign"]``, ``["timeout"]``,
+    ``["abort"]``, or ``["claim", "win"|"draw"]``."""
     action = _ACTIONS.get(type(move))
     if action is not None:
         return [action, *move.cell]  # type: ignore[union-attr]
@@ -76,6 +92,10 @@ def move_to_data(move: Move) -> list[Any]:
         return ["resign"]
     if isinstance(move, Timeout):
         return ["timeout"]
+    if isinstance(move, Abort):
+        return ["abort"]
+    if isinstance(move, ClaimAbandoned):
+        return ["claim", "draw" if move.draw else "win"]
     raise TypeError(f"not a move: {move!r}")
 
 
@@ -88,4 +108,8 @@ def move_from_data(data: list[Any]) -> Move:
             return Resign()
         case ["timeout"]:
             return Timeout()
+        case ["abort"]:
+            return Abort()
+        case ["claim", "win" | "draw" as result]:
+            return ClaimAbandoned(result == "draw")
     raise ValueError(f"not a move: {data!r}")

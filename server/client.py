@@ -103,7 +103,12 @@ class Api:
         return await self.request("GET", f"/api/v1/games/{game_id}/record")
 
     async def rematch(self, token: str, game_id: str) -> dict[str, Any]:
+        """Offer a rematch (``{"id": game_id, "offered": True, "v"}``) or accept the opponent's
+        (``{"id": new game, "seat", "v"}``)."""
         return await self.request("POST", f"/api/v1/games/{game_id}/rematch", token)
+
+    async def decline_rematch(self, token: str, game_id: str) -> dict[str, Any]:
+        return await self.request("POST", f"/api/v1/games/{game_id}/rematch/decline", token)
 
     async def solo(self, token: str, *, width: int = 9, height: int = 9, mines: int = 10, no_guess: bool = False,
                    seed: int | None = None) -> dict[str, Any]:

@@ -60,11 +60,21 @@ class Room:
     """``None`` for an untimed game. Times are wall-clock milliseconds shared by all processes."""
     created_ms: int
     rematch: str | None = None
-    """Room id of the rematch offered after the end, or ``None``."""
+    """Room id of the rematch both players agreed to after the end, or ``None``."""
     started_ms: int | None = None
     """When the first move was committed (the classic game's timer starts with the first click)."""
     ended_ms: int | None = None
     """When the game ended."""
+    rated: bool = False
+    """Whether the result moves the players' ratings (``server.core.ratings``)."""
+    seated_ms: int | None = None
+    """When the last seat was taken: the first move is due from then."""
+    moved_ms: int | None = None
+    """When the last move was committed (a computer player answers a while after it)."""
+    rematch_offer: int | None = None
+    """The seat that offered a rematch the other has not answered yet, or ``None``."""
+    rematch_declined: int | None = None
+    """The seat that declined the last rematch offer (until the next offer), or ``None``."""
     _views: dict[int, GameView] = field(default_factory=dict, compare=False, repr=False)
 
     # ------------------------------------------------------------------ what renderers read
@@ -113,12 +123,6 @@ class Room:
         seat = self.seat_of(player)
         return SPECTATOR if seat is None else seat
 
-    def deadline_ms(self) -> int | None:
-        """When the running clock's flag falls, while the game is played; else ``None``."""
-        if self.clock is None or self.status is not Status.PLAYING:
-            return None
-        return self.clock.deadline_ms()
-
     def clock_data(self, now_ms: int) -> dict[str, Any] | None:
         """The clock as a client should show it at ``now_ms`` (``server_ms`` is that reference)."""
         c = self.clock
@@ -142,6 +146,9 @@ class Room:
             "players": [p.to_data() if p else None for p in self.players],
             "clock": self.clock_data(now_ms),
             "rematch": self.rematch,
+            "rematch_offer": self.rematch_offer,
+            "rematch_declined": self.rematch_declined,
+            "rated": self.rated,
             "created_ms": self.created_ms,
             "started_ms": self.started_ms,
             "ended_ms": self.ended_ms,
@@ -160,17 +167,25 @@ class Room:
     # ------------------------------------------------------------------ stored form (secret!)
 
     def to_data(self) -> dict[str, Any]:
+        return {**self.stored_fields(), "game": {"kind": self.kind, "state": self.game.snapshot()}}
+
+    def stored_fields(self) -> dict[str, Any]:
+        """The stored form but for the game (``server.store.stored_form`` packs the game apart)."""
         return {
             "format": ROOM_FORMAT,
             "id": self.id,
             "v": self.version,
-            "game": {"kind": self.kind, "state": self.game.snapshot()},
             "players": [p.to_data() if p else None for p in self.players],
             "clock": self.clock.to_data() if self.clock else None,
             "created_ms": self.created_ms,
             "rematch": self.rematch,
             "started_ms": self.started_ms,
             "ended_ms": self.ended_ms,
+            "rated": self.rated,
+            "seated_ms": self.seated_ms,
+            "moved_ms": self.moved_ms,
+            "rematch_offer": self.rematch_offer,
+            "rematch_declined": self.rematch_declined,
         }
 
     @classmethod
@@ -197,6 +212,11 @@ class Room:
                 rematch=data["rematch"],
                 started_ms=data.get("started_ms"),
                 ended_ms=data.get("ended_ms"),
+                rated=bool(data.get("rated", False)),
+                seated_ms=data.get("seated_ms"),
+                moved_ms=data.get("moved_ms"),
+                rematch_offer=data.get("rematch_offer"),
+                rematch_declined=data.get("rematch_declined"),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"malformed room: {exc!r}") from exc

@@ -16,10 +16,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from engine import PRESETS, RULESETS, Resign
+from engine import PRESETS, RULESETS, Abort, Resign
 from engine.clock import Clock
 
-from ..core.decide import Join, Play, Refused
+from ..core.decide import Claim, DeclineRematch, Join, Play, Refused
 from ..core.room import Player, Room
 from ..store.players import NameTaken
 from ..store.results import MODES
@@ -265,20 +265,58 @@ async def get_record(request: Request) -> JSONResponse:
 
 @_handles
 async def rematch(request: Request) -> JSONResponse:
+    """Accept the opponent's rematch offer (``201``: the new game) or offer one (``202``: the
+    old game, now carrying the offer, which the opponent accepts the same way)."""
     player = _player(request)
-    room = await request.app.state.rooms.rematch(request.path_params["id"], player, new_game.rematch_of)
+    game_id = request.path_params["id"]
+    room = await request.app.state.rooms.rematch(game_id, player, new_game.rematch_of)
+    if room.id == game_id:
+        return JSONResponse({"id": room.id, "offered": True, "v": room.version}, status_code=202)
     return JSONResponse({"id": room.id, "seat": room.seat_of(player), "v": room.version}, status_code=201)
+
+
+@_handles
+async def decline_rematch(request: Request) -> JSONResponse:
+    """Decline the opponent's rematch offer, or withdraw one's own."""
+    room = await request.app.state.rooms.act(request.path_params["id"], _player(request), DeclineRematch())
+    return JSONResponse({"id": room.id, "v": room.version})
 
 
 @_handles
 async def resign(request: Request) -> JSONResponse:
     """``{"v": version}`` (optional): checked like a move's (a stale resignation is refused)."""
+    return await _end_by(request, Resign())
+
+
+@_handles
+async def abort(request: Request) -> JSONResponse:
+    """``{"v": version}`` (optional): the game called off without a result, until both have moved."""
+    return await _end_by(request, Abort())
+
+
+async def _end_by(request: Request, move: Resign | Abort) -> JSONResponse:
     player = _player(request)
     body = await _body(request)
     seen = body.get("v")
     if seen is not None and version_value(seen) is None:
         raise ApiError(400, "bad_field", "\"v\" must be the version you saw (an integer), or left out")
-    room = await request.app.state.rooms.act(request.path_params["id"], player, Play(Resign()), seen)
+    room = await request.app.state.rooms.act(request.path_params["id"], player, Play(move), seen)
+    return JSONResponse({"id": room.id, "v": room.version})
+
+
+@_handles
+async def claim(request: Request) -> JSONResponse:
+    """``{"result": "win"|"draw"}``: the opponent left a live game more than a minute ago."""
+    state = request.app.state
+    player = _player(request)
+    body = await _body(request)
+    if body.get("result") not in ("win", "draw"):
+        raise ApiError(400, "bad_field", "\"result\" must be \"win\" or \"draw\"")
+    room_id = request.path_params["id"]
+    room = await state.rooms.latest(room_id)
+    seat = room.seat_of(player)
+    away = await state.hub.presence.away_since(room_id, 1 - seat) if seat in (0, 1) else None
+    room = await state.rooms.act(room_id, player, Claim(body["result"] == "draw", away))
     return JSONResponse({"id": room.id, "v": room.version})
 
 
@@ -307,5 +345,8 @@ routes = [
     Route("/api/v1/games/{id}/join", join_game, methods=["POST"]),
     Route("/api/v1/games/{id}/record", get_record),
     Route("/api/v1/games/{id}/rematch", rematch, methods=["POST"]),
+    Route("/api/v1/games/{id}/rematch/decline", decline_rematch, methods=["POST"]),
     Route("/api/v1/games/{id}/resign", resign, methods=["POST"]),
+    Route("/api/v1/games/{id}/abort", abort, methods=["POST"]),
+    Route("/api/v1/games/{id}/claim", claim, methods=["POST"]),
 ]

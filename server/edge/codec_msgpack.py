@@ -17,6 +17,7 @@ import msgpack
 from engine import SPECTATOR, Event, event_to_data, visible_to
 
 from ..core.room import Room
+from ..store.messages import Attendance
 
 
 def now_ms() -> int:
@@ -65,8 +66,9 @@ class MsgpackCodec:
             })
         return frame
 
-    def presence(self, room: Room, spectators: int) -> bytes:
-        return pack({"t": "presence", "v": room.version, "spectators": spectators})
+    def presence(self, room: Room, attendance: Attendance) -> bytes:
+        return pack({"t": "presence", "v": room.version, "spectators": attendance.spectators,
+                     "away": list(attendance.away_since[:len(room.players)])})
 
     def error(self, code: str, message: str, v: int | None = None) -> bytes:
         return pack({"t": "error", "v": v, "code": code, "message": message})

@@ -30,16 +30,16 @@ from typing import Any
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket
 
-from engine import SPECTATOR, Resign
+from engine import SPECTATOR, Abort, Resign
 from engine.encoding import HIDDEN, OWN_WRONG_MARK
 
-from ..core.decide import Play, Refused
+from ..core.decide import Claim, Play, Refused
 from ..core.room import Player, Room, Status
 from ..outage import UNAVAILABLE, UNAVAILABLE_MESSAGE, redis_down
 from ..store.service import RoomRefused
 from ..web.html_codec import SNAPSHOT_MARK, HtmlCodec
 from ..web.site import web_of
-from ..web.view_model import player_names, seat_name
+from ..web.view_model import claim_look, player_names, seat_name
 from . import wire
 from .admission import admitted
 from .frames import client_frames
@@ -64,13 +64,15 @@ class BrowserConn(Outbox):
     and the panel redrawn.
     """
 
-    __slots__ = ("selected", "asking_resign", "html")
+    __slots__ = ("selected", "asking_resign", "claim_shown", "html")
 
     def __init__(self, html: HtmlCodec, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.html = html
         self.selected: tuple[Cell, str] | None = None
         self.asking_resign = False
+        self.claim_shown = False
+        """The heartbeat showed the claim area (an opponent left): it clears it once they are back."""
 
     def push(self, frame: str) -> bool:
         """Queue one of this connection's own frames (selection, notices, heartbeats)."""
@@ -141,6 +143,19 @@ class Session:
         elif name == "resign-yes":
             self.conn.asking_resign = False
             await self.play(Resign(), msg.v, started, None)
+        elif name == "abort":
+            await self.play(Abort(), msg.v, started, None)
+        elif name in ("claim-win", "claim-draw"):
+            await self.claim(name == "claim-draw")
+
+    async def claim(self, draw: bool) -> None:
+        """Claim the game (a win, or a draw) because the opponent left."""
+        seat = self.conn.viewer
+        away = await self.hub.presence.away_since(self.room_id, 1 - seat)
+        try:
+            await self.rooms.act(self.room_id, self.player, Claim(draw, away))
+        except RoomRefused as exc:
+            self.refused(exc, None)
 
     async def select(self, cell: Cell) -> None:
         conn = self.conn
@@ -233,7 +248,13 @@ async def _heartbeat(conn: BrowserConn, hub: Any, html: HtmlCodec, room_id: str,
             frame = html.heartbeat(interrupted=True)
         else:
             timed = room is not None and (room.clock is not None or room.kind == "classic")
-            frame = html.heartbeat(room) if timed else plain
+            now = time.time_ns() // 1_000_000
+            frame = html.heartbeat(room, now) if timed else plain
+            if room is not None and room.kind == "duel":
+                look = claim_look(room, conn.viewer, hub.attendance(room_id), now)
+                if look is not None or conn.claim_shown:  # the area: shown, counting down, or cleared once
+                    frame += html.claim(look)
+                conn.claim_shown = look is not None
         if not conn.push(frame):
             conn.close(SLOW, "too slow: reconnect to resync")
             return

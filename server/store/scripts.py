@@ -47,17 +47,46 @@ return {1, ARGV[2]}
 """
 
 PRESENCE = """
-if tonumber(ARGV[2]) > 0 then
-  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-  local ok = pcall(redis.call, 'HEXPIRE', KEYS[1], ARGV[3], 'FIELDS', 1, ARGV[1])
-  if not ok then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
-else
-  redis.call('HDEL', KEYS[1], ARGV[1])
+-- KEYS: the room's presence hash, its channel. ARGV: process id, its spectators, field TTL s,
+-- publish?, its connections of seat 0, of seat 1, now ms, the hash's TTL s.
+-- Fields: <process> (spectators), <process>:<seat> (that seat's connections), each expiring
+-- with its process; away:<seat>, since when the seat has had no connection anywhere.
+local function put(field, n)
+  if tonumber(n) > 0 then
+    redis.call('HSET', KEYS[1], field, n)
+    local ok = pcall(redis.call, 'HEXPIRE', KEYS[1], ARGV[3], 'FIELDS', 1, field)
+    if not ok then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
+  else
+    redis.call('HDEL', KEYS[1], field)
+  end
 end
-local total = 0
-for _, n in ipairs(redis.call('HVALS', KEYS[1])) do total = total + tonumber(n) end
-if ARGV[4] == '1' then redis.call('PUBLISH', KEYS[2], 'P' .. total) end
-return total
+put(ARGV[1], ARGV[2])
+put(ARGV[1] .. ':0', ARGV[5])
+put(ARGV[1] .. ':1', ARGV[6])
+local spectators, seats = 0, {0, 0}
+local all = redis.call('HGETALL', KEYS[1])
+for i = 1, #all, 2 do
+  local field, n = all[i], tonumber(all[i + 1])
+  if string.sub(field, 1, 5) ~= 'away:' then
+    local seat = string.match(field, ':(%d)$')
+    if seat then seats[tonumber(seat) + 1] = seats[tonumber(seat) + 1] + n else spectators = spectators + n end
+  end
+end
+local away = {}
+for seat = 0, 1 do
+  local field = 'away:' .. seat
+  if seats[seat + 1] > 0 then
+    redis.call('HDEL', KEYS[1], field)
+    away[seat + 1] = '-'
+  else
+    redis.call('HSETNX', KEYS[1], field, ARGV[7])
+    away[seat + 1] = redis.call('HGET', KEYS[1], field)
+  end
+end
+if redis.call('TTL', KEYS[1]) < tonumber(ARGV[8]) then redis.call('EXPIRE', KEYS[1], ARGV[8]) end
+local text = spectators .. ':' .. away[1] .. ':' .. away[2]
+if ARGV[4] == '1' then redis.call('PUBLISH', KEYS[2], 'P' .. text) end
+return text
 """
 
 SOLO_RESULT = """

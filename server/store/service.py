@@ -31,18 +31,23 @@ from typing import Any
 from engine import Game
 from engine.clock import Clock
 
+from ..core.computer import slow_to_answer
 from ..core.decide import (
     Command,
     Commit,
     LinkRematch,
+    OfferRematch,
     Play,
     Refusal,
     Refused,
+    Tick,
     Unchanged,
+    accepts_rematch,
     decide,
     open_room,
     rematch_players,
 )
+from ..core.due import next_due
 from ..core.room import Player, Room, Status
 from ..logs import event
 from ..metrics import Metrics
@@ -178,7 +183,8 @@ class RoomService:
                 room = await self.load(room_id)  # the cache may be behind the version the client saw
             else:
                 self.stats["cache_hits"] += 1
-            if isinstance(command, Play) and room.game.costly(command.move):
+            if (isinstance(command, Play) and room.game.costly(command.move)) or (
+                    isinstance(command, Tick) and slow_to_answer(room)):
                 decision = await self.offload.run(decide, room, actor, command, seen_version, self.now_ms())
             else:
                 decision = decide(room, actor, command, seen_version, self.now_ms())
@@ -201,10 +207,10 @@ class RoomService:
         return await self.act(room_id, actor, Play(move), seen_version, started)
 
     async def create(self, game: Game, players: tuple[Player | None, ...], clock: Clock | None = None,
-                     room_id: str | None = None) -> Room:
+                     room_id: str | None = None, rated: bool = False) -> Room:
         """A new room (version 1) for ``game`` with ``players`` seated (``None`` = an open seat)."""
         for _ in range(3):
-            commit = open_room(room_id or new_room_id(), game, players, clock, self.now_ms())
+            commit = open_room(room_id or new_room_id(), game, players, clock, self.now_ms(), rated)
             if await self._commit(None, commit):
                 return commit.room
             if room_id is not None:
@@ -212,19 +218,34 @@ class RoomService:
         raise refused(Refused.BUSY, "could not allocate a room id; try again")  # 72-bit ids collided
 
     async def rematch(self, room_id: str, player: Player, new_game: Callable[[Room], Game]) -> Room:
-        """After the end, a new room with the same players in rotated seats, linked from the old
-        room (a versioned change, so both players see it). Idempotent: returns the linked one.
+        """After the end: accept the opponent's rematch offer, or make one. Accepting makes a
+        new room with the same players in rotated seats and the same clock and rating, linked
+        from the old room (a versioned change, so both players see it) and returns it;
+        offering returns the old room with the offer (a versioned change too: the opponent
+        sees it and may accept or decline). Idempotent: once linked, the linked room.
         ``new_game(old_room)`` makes the new room's game."""
-        room = await self.load(room_id)
+        for _ in range(self.retries):
+            room = await self.load(room_id)
+            seat = room.seat_of(player)
+            if room.rematch is not None and seat is not None:
+                return await self.load(room.rematch)
+            if seat is not None and room.status is Status.OVER and accepts_rematch(room, seat):
+                return await self._start_rematch(room, player, new_game)
+            try:
+                return await self.act(room_id, player, OfferRematch())  # refused there if it may not
+            except RoomRefused as exc:
+                if exc.code is not Refused.NO_OFFER:
+                    raise
+                # both offered at once and the opponent's came first: accept it
+        raise refused(Refused.BUSY, "too many concurrent changes; try again")
+
+    async def _start_rematch(self, room: Room, player: Player, new_game: Callable[[Room], Game]) -> Room:
+        """The new room first, then the link (a link never points at nothing; a room whose link
+        lost a race is left to expire)."""
         fresh_id = new_room_id()
-        decision = decide(room, player, LinkRematch(fresh_id), None, self.now_ms())  # may this player?
-        if isinstance(decision, Refusal):
-            raise RoomRefused(decision)
-        if isinstance(decision, Unchanged) and room.rematch is not None:
-            return await self.load(room.rematch)
-        clock = Clock.new(room.clock.initial_ms, room.clock.increment_ms) if room.clock else None
-        fresh = await self.create(new_game(room), rematch_players(room), clock, room_id=fresh_id)
-        linked = await self.act(room_id, player, LinkRematch(fresh_id))
+        clock = room.clock.fresh() if room.clock else None
+        fresh = await self.create(new_game(room), rematch_players(room), clock, room_id=fresh_id, rated=room.rated)
+        linked = await self.act(room.id, player, LinkRematch(fresh_id))
         return fresh if linked.rematch == fresh_id else await self.load(linked.rematch or fresh_id)
 
     # ------------------------------------------------------------------ the commit
@@ -238,7 +259,7 @@ class RoomService:
         try:
             ok, found = await self.store.commit(
                 new.id, expected, new.version, data, pack([new.version, commit.kind, list(commit.detail)]), message,
-                new.deadline_ms(), self.retention.ttl_s(new),
+                next_due(new), self.retention.ttl_s(new),
             )
         finally:
             if not ok:

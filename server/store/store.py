@@ -36,8 +36,12 @@ from .keys import (
     watchers_key,
 )
 from .link import open_link
+from .messages import Attendance
 
 log = logging.getLogger("mineduel.store")
+
+PRESENCE_KEEP_S = 86_400
+"""A room's presence hash (and when each seat left) outlives its last connection this long."""
 
 
 class Store:
@@ -180,13 +184,16 @@ class Store:
         found = await self.redis.hgetall(solo_bests_key(player_id))
         return {k.decode(): v.decode() for k, v in found.items()}
 
-    async def set_watchers(self, room_id: str, process_id: str, count: int, ttl_s: int, publish: bool) -> int:
-        """Set this process's spectator count for a room; returns the total over processes."""
-        total = await self._presence(
+    async def set_presence(self, room_id: str, process_id: str, counts: tuple[int, int, int], ttl_s: int,
+                           now_ms: int, publish: bool) -> Attendance:
+        """Set this process's connections to a room (spectators, seat 0, seat 1); returns who
+        is connected over all processes (and publishes it when ``publish``)."""
+        spectators, seat0, seat1 = counts
+        text = await self._presence(
             keys=[watchers_key(room_id), channel(room_id)],
-            args=[process_id, count, ttl_s, "1" if publish else "0"],
+            args=[process_id, spectators, ttl_s, "1" if publish else "0", seat0, seat1, now_ms, PRESENCE_KEEP_S],
         )
-        return int(total)
+        return Attendance.from_text(text.decode() if isinstance(text, bytes) else str(text))
 
     async def shared_secret(self) -> str:
         """A random signing key created once and shared through Redis."""

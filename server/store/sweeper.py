@@ -1,9 +1,11 @@
-"""The clock sweeper: every process periodically claims the timeout of rooms whose flag fell.
+"""The sweeper: every process periodically does what has fallen due in played rooms.
 
-Rooms with a running clock sit in the ``clocks`` ZSET scored by their deadline (the commit
-script keeps it current). Any number of processes may sweep at once: the timeout is decided
-by the room core (:class:`~server.core.decide.ClaimTimeout`) and committed through the same
-compare-and-set as a move, so it happens once.
+Rooms where something will fall due by itself (a flag, a first move, a computer's answer:
+:mod:`server.core.due`) sit in the ``clocks`` ZSET scored by when (the commit script keeps it
+current). Any number of processes may sweep at once: what happens is decided by the room core
+(:class:`~server.core.decide.Tick`) and committed through the same compare-and-set as a move,
+so it happens once. Nobody needs to be connected: a correspondence game times out, and a
+computer answers, with every player away.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from ..core.decide import ClaimTimeout, Refused
+from ..core.decide import Refused, Tick
+from ..core.due import next_due
 from ..core.room import Status
 from ..logs import event
 from .service import RoomRefused, RoomService
@@ -20,23 +23,23 @@ log = logging.getLogger("mineduel.sweeper")
 
 
 async def sweep_once(rooms: RoomService, limit: int = 100) -> int:
-    """Claim the timeout of every due room (at most ``limit``); returns how many ended."""
+    """Act on every due room (at most ``limit``); returns how many ended."""
     ended = 0
     store = rooms.store
     for room_id in await store.due_clocks(rooms.now_ms(), limit):
         try:
-            room = await rooms.act(room_id, None, ClaimTimeout())
+            room = await rooms.act(room_id, None, Tick())
         except RoomRefused as exc:
             if exc.code is Refused.UNKNOWN_ROOM:  # expired or never there: nothing to time
                 await store.drop_clock(room_id)
             else:
-                log.warning("timeout of room %s refused: %s", room_id, exc.code.value)
+                log.warning("due work in room %s refused: %s", room_id, exc.code.value)
             continue
         except Exception:
-            log.exception("timeout of room %s failed", room_id)
+            log.exception("due work in room %s failed", room_id)
             continue
         ended += room.status is Status.OVER
-        if room.deadline_ms() is None and room.status is not Status.OVER:  # nothing runs there: stale
+        if next_due(room) is None and room.status is not Status.OVER:  # nothing falls due there: stale
             await store.drop_clock(room_id)
     return ended
 

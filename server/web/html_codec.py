@@ -30,9 +30,13 @@ from markupsafe import Markup
 from engine import SPECTATOR, Event, Explore, Mark, cell_name
 
 from ..core.room import Room, Status
+from ..store.messages import Attendance
 from .solo_codec import SoloHtml
 from .view_model import (
+    ClaimLook,
     ReplayLook,
+    abortable,
+    away_text,
     board_looks,
     cell_look,
     clock_looks,
@@ -41,6 +45,7 @@ from .view_model import (
     outcome_text,
     player_looks,
     player_names,
+    rematch_offer_look,
     score_text,
     status_look,
 )
@@ -114,6 +119,7 @@ class HtmlCodec:
                 "room_id": room.id,
                 "rematch": room.rematch,
                 "seated": viewer in (0, 1),
+                "offer": rematch_offer_look(room, viewer),
                 "replay": parts["look"],
                 "names": names,
             })
@@ -130,6 +136,8 @@ class HtmlCodec:
             "hb": m.heartbeat(),
             "seen-v": m.seen_version(room.version),
             "selection": m.selection(None, playable, False),
+            "abort": m.abort(abortable(room, viewer)),
+            "claim": m.claim(None),
         })
         return out
 
@@ -204,10 +212,14 @@ class HtmlCodec:
             out.append(m.moves_prepend(lines))
         if viewer in (0, 1):
             out.append(m.seen_version(new.version))
+            if abortable(old, viewer) != abortable(new, viewer):
+                out.append(m.abort(abortable(new, viewer)))
         return "".join(out)
 
-    def presence(self, room: Room, spectators: int) -> str:
-        return str(self.m.spectators(spectators))
+    def presence(self, room: Room, attendance: Attendance) -> str:
+        if room.kind == "classic":
+            return str(self.m.spectators(attendance.spectators))
+        return str(self.m.spectators(attendance.spectators)) + str(self.m.away(away_text(room, attendance)))
 
     def error(self, code: str, message: str, v: int | None = None) -> str:
         """The page keeps its version in ``#seen-v`` (snapshots and updates set it): ``v`` adds nothing here."""
@@ -233,6 +245,10 @@ class HtmlCodec:
             if looks:
                 out += "".join(str(self.m.clock(look)) for look in looks)
         return out
+
+    def claim(self, look: ClaimLook | None) -> str:
+        """What this player may do about an opponent who left (``None``: the area empty)."""
+        return str(self.m.claim(look))
 
     def selection(
         self,
@@ -271,5 +287,6 @@ def _now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-AREAS = ("status", "players", "board", "mines-left", "moves", "fair", "endgame", "notice", "hb", "seen-v", "selection")
+AREAS = ("status", "players", "board", "mines-left", "moves", "fair", "endgame", "notice", "hb", "seen-v", "selection",
+         "abort", "claim")
 """The ids of the dynamic areas of a room page (``spectators`` is sent by presence frames)."""

@@ -9,6 +9,7 @@ one-year immutable cache. State-changing forms check the ``Origin`` header.
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from starlette.middleware import Middleware
@@ -19,7 +20,7 @@ from starlette.routing import Route
 from engine import RULESETS, SPECTATOR
 from engine.clock import Clock
 
-from ..core.decide import Join, Refused
+from ..core.decide import DeclineRematch, Join, Refused
 from ..core.room import Room, Status
 from ..edge import new_game
 from ..edge.auth import BadName, validate_name
@@ -33,7 +34,7 @@ from .lobby import list_room, live_games
 from .site import Web, error_page, form_of, limited_page, redirect, safe_next, same_origin, web_of
 from .solo_pages import solo_room_page
 from .solo_pages import routes as solo_routes
-from .view_model import player_names, points_text
+from .view_model import away_text, player_names, points_text
 
 ROOM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 CLOCKS: dict[str, tuple[int, int] | None] = {
@@ -153,7 +154,7 @@ async def room_page(request: Request) -> Response:
     codec = web.codec
     at = _at(request) if room.status is Status.OVER else None
     areas = codec.areas(room, viewer, at=at)
-    watchers = request.app.state.hub.watchers(room.id)
+    attendance = request.app.state.hub.attendance(room.id)  # the socket's presence frame brings it fresh
     names = player_names(room)
     title = f"{names[0] or '…'} vs {names[1] or '…'}"
     invite = None
@@ -164,8 +165,13 @@ async def room_page(request: Request) -> Response:
         invite = str(url)
     rules = RULESETS[room.ruleset]
     clock = ""
-    if room.clock is not None:
+    if room.clock is not None and room.clock.per_move:
+        days = room.clock.days
+        clock = f" \u00b7 {days} day{'s' if days != 1 else ''} per move"
+    elif room.clock is not None:
         clock = f" \u00b7 {room.clock.initial_ms // 60000} min + {room.clock.increment_ms // 1000} s"
+    if room.rated:
+        clock += " \u00b7 rated"
     return web.render(
         "room.html",
         me=me,
@@ -174,7 +180,8 @@ async def room_page(request: Request) -> Response:
         viewer=viewer,
         seated=viewer != SPECTATOR,
         areas=areas,
-        spectators=codec.m.spectators(watchers),
+        spectators=codec.m.spectators(attendance.spectators),
+        away=codec.m.away(away_text(room, attendance)),
         invite_url=invite,
         ruleset=room.ruleset,
         ruleset_label=("Brettspielnetz rules" if room.ruleset == "brettspielnetz" else "Coan rules") + clock,
@@ -233,8 +240,22 @@ async def rematch(request: Request) -> Response:
         fresh = await request.app.state.rooms.rematch(room_id, me, new_game.rematch_of)
     except RoomRefused:
         return redirect(f"/g/{room_id}")
-    await list_room(request.app.state, fresh)
+    if fresh.id != room_id:  # accepted: the new game (an offer stays on the old page, live)
+        await list_room(request.app.state, fresh)
     return redirect(f"/g/{fresh.id}")
+
+
+async def decline_rematch(request: Request) -> Response:
+    """The opponent's rematch offer declined, or one's own withdrawn."""
+    web = web_of(request)
+    room_id = request.path_params["id"]
+    if not same_origin(request) or not ROOM_ID.match(room_id):
+        return error_page(web, 403, "Forbidden", "That form came from another site.")
+    me = web.player_of(request)
+    if me is not None:
+        with contextlib.suppress(RoomRefused):
+            await request.app.state.rooms.act(room_id, me, DeclineRematch())
+    return redirect(f"/g/{room_id}")
 
 
 async def static(request: Request) -> Response:
@@ -253,6 +274,7 @@ routes = [
     Route("/g/{id}/replay", replay_step, middleware=_headers),
     Route("/g/{id}/join", join_room, methods=["POST"], middleware=_headers),
     Route("/g/{id}/rematch", rematch, methods=["POST"], middleware=_headers),
+    Route("/g/{id}/rematch/decline", decline_rematch, methods=["POST"], middleware=_headers),
     Route("/static/v/{version}/{path:path}", static, middleware=_headers),
     *solo_routes,
 ]

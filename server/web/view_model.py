@@ -15,10 +15,13 @@ from dataclasses import dataclass
 
 from engine import MoveLine, Outcome, View, cell_name, verify
 from engine.encoding import CHAR_CLAIMS, HIDDEN, OWN_WRONG_MARK, UNCLAIMED_MINE
-from engine.events import RESIGNATION, TIMEOUT
+from engine.events import ABANDONED, ABORTED, RESIGNATION, TIMEOUT
 from engine.rules import Claim, Verdict
 
+from ..core.computer import level_of
+from ..core.decide import LEAVE_GRACE_MS, accepts_rematch
 from ..core.room import Room, Status
+from ..store.messages import Attendance
 
 MINUS = "\u2212"
 
@@ -236,6 +239,10 @@ def outcome_text(outcome: Outcome, scores: Sequence[int], names: Sequence[str | 
     elif outcome.termination == TIMEOUT and winner is not None:
         loser = 1 - winner
         text = "Your time ran out" if loser == viewer else f"{seat_name(names, loser)}\u2019s time ran out"
+    elif outcome.termination == ABORTED:
+        return "Game aborted \u2014 no result"
+    elif outcome.termination == ABANDONED:
+        text = "Opponent left" if viewer in (0, 1) else "A player left"
     else:
         text = "All mines found"
     if winner is None:
@@ -386,3 +393,71 @@ class ReplayLook:
 
     def href(self, at: int) -> str:
         return f"/g/{self.room_id}/replay?at={max(0, min(at, self.total))}"
+
+
+@dataclass(frozen=True, slots=True)
+class OfferLook:
+    state: str | None
+    """``theirs`` (the viewer may accept or decline), ``mine`` (waiting for the answer),
+    ``declined`` (the last offer was declined or withdrawn) or ``None``."""
+    by: str = ""
+    """Who offered (its name)."""
+    to: str = ""
+    """Who is asked (its name)."""
+    text: str = ""
+    instant: bool = False
+    """A rematch needs nobody's answer (the opponent is a computer): "Play again"."""
+
+
+def rematch_offer_look(room: Room, viewer: int) -> OfferLook:
+    """What the end screen says about a rematch offer, for ``viewer``."""
+    names = [p.name if p else "" for p in room.players]
+    offer, declined = room.rematch_offer, room.rematch_declined
+    instant = viewer in (0, 1) and accepts_rematch(room, viewer) and offer is None
+    if offer is not None:
+        state = "mine" if offer == viewer else "theirs"
+        return OfferLook(state, names[offer], names[1 - offer] if len(names) > 1 else "")
+    if declined is not None:
+        text = "You declined the rematch." if declined == viewer else f"{names[declined]} declined the rematch."
+        return OfferLook("declined", text=text, instant=instant)
+    return OfferLook(None, instant=instant)
+
+
+# ---------------------------------------------------------------------- who is here, aborting, claiming
+
+
+def away_text(room: Room, attendance: Attendance) -> str:
+    """Who of the players has left a game being played (the same for every viewer)."""
+    if room.status is not Status.PLAYING:
+        return ""
+    gone = [p.name for p, since in zip(room.players, attendance.away_since, strict=False)
+            if p is not None and since is not None and level_of(p) is None]
+    if not gone:
+        return ""
+    return " and ".join(gone) + (" have" if len(gone) > 1 else " has") + " left the game."
+
+
+def abortable(room: Room, viewer: int) -> bool:
+    """Whether ``viewer`` may call the game off: a seat, before both seats have moved."""
+    return viewer in (0, 1) and room.status is not Status.OVER and not room.game.every_seat_moved
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimLook:
+    opponent: str
+    wait_s: int
+    """Seconds until the claim is possible (0: now)."""
+
+
+def claim_look(room: Room, viewer: int, attendance: Attendance, now_ms: int) -> ClaimLook | None:
+    """What a seated viewer may do about an opponent who left a live game (``None``: nothing)."""
+    if viewer not in (0, 1) or room.status is not Status.PLAYING or len(room.players) != 2:
+        return None
+    if room.clock is not None and room.clock.per_move:
+        return None  # correspondence: the clock decides
+    opponent = room.players[1 - viewer]
+    since = attendance.away_since[1 - viewer]
+    if opponent is None or since is None or level_of(opponent) is not None:
+        return None
+    wait_ms = LEAVE_GRACE_MS - (now_ms - since)
+    return ClaimLook(opponent.name, max(0, -(-wait_ms // 1000)))

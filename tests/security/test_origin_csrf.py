@@ -114,7 +114,8 @@ async def form_case(base: str, route: str) -> tuple[str, dict, dict | None, obje
 
         async def changed() -> bool:
             async with Api(base) as a:
-                return (await a.game(over["id"]))["room"]["rematch"] is not None
+                room = (await a.game(over["id"]))["room"]
+                return room["rematch"] is not None or room["rematch_offer"] is not None  # offered
         return f"/g/{over['id']}/rematch", {}, jar, changed
 
 

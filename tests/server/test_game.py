@@ -110,11 +110,19 @@ async def test_rematch_swaps_seats(api, live_server):
         assert err.value.code == "not_over"
         await a.resign()
         await a.until(lambda f: f["t"] == "update" and f["room"]["status"] == "over")
-        again = await api.rematch(ben.token, game_id)
+        offer = await api.rematch(ben.token, game_id)  # Ben offers; Anna sees the offer
+        assert offer["id"] == game_id and offer["offered"] is True
+        frame = await a.until(lambda f: f["t"] == "update" and f["room"]["rematch_offer"] is not None)
+        assert frame["room"]["rematch_offer"] == 1 and frame["room"]["rematch"] is None
+        await api.decline_rematch(anna.token, game_id)  # declined: no game is made
+        frame = await a.until(lambda f: f["t"] == "update" and f["room"]["rematch_offer"] is None)
+        assert frame["room"]["rematch"] is None
+        await api.rematch(ben.token, game_id)  # offered again, and accepted
+        again = await api.rematch(anna.token, game_id)
         frame = await a.until(lambda f: f["t"] == "update" and f["room"]["rematch"] is not None)
         assert frame["room"]["rematch"] == again["id"]
-    assert again["seat"] == 0
-    assert (await api.rematch(anna.token, game_id))["id"] == again["id"]  # idempotent
+    assert again["seat"] == 1
+    assert (await api.rematch(ben.token, game_id))["id"] == again["id"]  # idempotent
     fresh = await api.game(again["id"], anna.token)
     assert fresh["you"] == 1 and fresh["room"]["status"] == "playing"
 

@@ -213,13 +213,25 @@ def test_full_game_two_players_and_a_spectator(browser, web_server: LiveServer, 
         page.wait_for_selector(f"#replay .step:text('{total}/{total}')")
         expect(page.locator("#board .cell.mine")).to_have_count(15)
 
-        # ---- a rematch with the same opponent, seats swapped
+        # ---- a rematch is an offer: declined, no game is made; offered again and accepted
         ben.page.click("#rematch")
-        ben.page.wait_for_url(re.compile(r"/g/(?!" + re.escape(room_id) + r")[^/]+$"))
-        anna.page.wait_for_selector("#rematch-link")
-        anna.page.click("#rematch-link")
-        anna.page.wait_for_selector("#status.their-turn")
+        ben.page.wait_for_selector("#rematch-waiting")
+        anna.page.wait_for_selector("#rematch-offered")
+        assert ben.name in anna.text("#rematch-offered")
+        anna.page.click("#rematch-decline")
+        ben.page.wait_for_selector("#rematch-declined")
+        assert anna.name in ben.text("#rematch-declined") and "declined" in ben.text("#rematch-declined")
+        assert ben.page.url.endswith(f"/g/{room_id}") and anna.page.url.endswith(f"/g/{room_id}")
+        assert ben.page.locator("#rematch-link").count() == 0
+        ben.page.click("#rematch")
+        anna.page.wait_for_selector("#rematch-accept")
+        anna.page.click("#rematch-accept")  # accepting makes the game and takes Anna there
+        anna.page.wait_for_url(re.compile(r"/g/(?!" + re.escape(room_id) + r")[^/]+$"))
+        ben.page.wait_for_selector("#rematch-link")
+        ben.page.click("#rematch-link")
+        anna.page.wait_for_selector("#status.their-turn")  # seats swapped: Ben moves first
         assert anna.text("#name-1").startswith(anna.name)
+        ben.page.wait_for_selector("#status.your-turn")
 
         for person in people:
             assert person.csp_errors == [], person.csp_errors

@@ -80,7 +80,7 @@ CALL_SITES: dict[str, tuple[str, CallSite, list[str]]] = {
     # call site: (script, the call, the keys it passes)
     "Store.commit": ("COMMIT", lambda s: s.store.commit(ROOM, 1, 2, b"room", b"entry", b"message", 1_000),
                      ["game:{r0Sample}:state", "game:{r0Sample}:log", "game:{r0Sample}:events", "clocks"]),
-    "Store.set_watchers": ("PRESENCE", lambda s: s.store.set_watchers(ROOM, "proc", 1, 30, True),
+    "Store.set_presence": ("PRESENCE", lambda s: s.store.set_presence(ROOM, "proc", (1, 0, 1), 30, 1_000, True),
                            ["game:{r0Sample}:watchers", "game:{r0Sample}:events"]),
     "Store.record_solo": ("SOLO_RESULT", lambda s: s.store.record_solo("beginner", "classic", "d20260101", ANNA,
                                                                        "{}", 1_000, 500, 86_400),
@@ -163,7 +163,7 @@ def test_the_commits_room_keys_share_one_slot(recorded) -> None:
 def test_the_families_use_their_own_slots(recorded) -> None:
     """Sanity of the recording: a room, ``{solo}``, ``{players}`` and ``{ratings}`` are four slots."""
     first_keys = [recorded[site][0][1][0] for site in
-                  ("Store.set_watchers", "Store.record_solo", "Players.register", "Ratings.apply_result")]
+                  ("Store.set_presence", "Store.record_solo", "Players.register", "Ratings.apply_result")]
     assert len(slots(first_keys)) == 4
 
 

@@ -9,7 +9,7 @@ import redis.asyncio as aioredis
 
 from engine import Resign
 from server.app import Parts
-from server.core.decide import Join, Play, Refused
+from server.core.decide import DeclineRematch, Join, Play, Refused
 from server.core.room import Player, Status
 from server.edge import new_game
 from server.store.cache import RoomCache
@@ -69,9 +69,26 @@ async def test_a_rematch_is_made_once_with_the_seats_swapped(parts: Parts) -> No
     with pytest.raises(RoomRefused) as e:
         await parts.rooms.rematch(room.id, CY, new_game.rematch_of)
     assert e.value.code is Refused.NOT_SEATED
+    # both ask at once: one offers, the other accepts (whichever comes first)
     first, again = await asyncio.gather(parts.rooms.rematch(room.id, ANNA, new_game.rematch_of),
                                         parts.rooms.rematch(room.id, BEN, new_game.rematch_of))
     linked = await parts.rooms.load(room.id)
-    assert linked.rematch is not None and first.id == again.id == linked.rematch
+    assert linked.rematch is not None and linked.rematch_offer is None
+    assert {first.id, again.id} == {room.id, linked.rematch}
+    assert (await parts.rooms.rematch(room.id, ANNA, new_game.rematch_of)).id == linked.rematch  # idempotent
     fresh = await parts.rooms.load(linked.rematch)
     assert fresh.players == (BEN, ANNA) and fresh.status is Status.PLAYING and fresh.version == 1
+
+
+async def test_a_rematch_offer_is_accepted_or_declined(parts: Parts) -> None:
+    room = await parts.rooms.create(new_game.duel("brettspielnetz", 4), (ANNA, BEN))
+    await parts.rooms.act(room.id, BEN, Play(Resign()))
+    offered = await parts.rooms.rematch(room.id, ANNA, new_game.rematch_of)
+    assert offered.id == room.id and offered.rematch_offer == 0 and offered.rematch is None
+    assert (await parts.rooms.rematch(room.id, ANNA, new_game.rematch_of)).rematch_offer == 0  # asked again: same
+    declined = await parts.rooms.act(room.id, BEN, DeclineRematch())
+    assert declined.rematch_offer is None and declined.rematch is None
+    again = await parts.rooms.rematch(room.id, BEN, new_game.rematch_of)  # Ben offers now
+    assert again.rematch_offer == 1
+    fresh = await parts.rooms.rematch(room.id, ANNA, new_game.rematch_of)  # and Anna accepts
+    assert fresh.id != room.id and fresh.players == (BEN, ANNA)
