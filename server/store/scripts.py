@@ -7,6 +7,10 @@ processes can never both commit version N. ``KEYS``: state, log, channel, clocks
 ``ARGV``: expected version (``-1`` = must not exist), new version, packed room, log entry,
 pub/sub message, room id, deadline ms (``''`` = none), TTL s (``''`` = keep).
 
+:data:`DROP_DUE` takes a room out of the ``clocks`` set only if its due time is still the one
+the sweeper read: a commit made since (a new due time, or none) is never undone by a sweeper
+acting on an older version of the room.
+
 :data:`SOLO_RESULT` records a won classic game on the all-time and the day's leaderboards of
 its preset and mode (each kept to its best entries) and as the player's best if it is one.
 
@@ -44,6 +48,15 @@ if ARGV[8] ~= '' then
 end
 redis.call('PUBLISH', KEYS[3], ARGV[5])
 return {1, ARGV[2]}
+"""
+
+DROP_DUE = """
+-- KEYS: clocks. ARGV: room id, the due time read (ms).
+local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if due and tonumber(due) == tonumber(ARGV[2]) then
+  return redis.call('ZREM', KEYS[1], ARGV[1])
+end
+return 0
 """
 
 PRESENCE = """

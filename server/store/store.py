@@ -60,6 +60,7 @@ class Store:
         # the move path (commit, load) goes through the client seam: server/store/link.py
         self.link = open_link(url, lean=lean, timeout_s=5, connect_timeout_s=2)
         self._presence = self.redis.register_script(scripts.PRESENCE)
+        self._drop_due = self.redis.register_script(scripts.DROP_DUE)
         self._solo_result = self.redis.register_script(scripts.SOLO_RESULT)
         self.waitaof = waitaof
 
@@ -144,12 +145,15 @@ class Store:
 
     # ------------------------------------------------------------------ clocks, presence, secret
 
-    async def due_clocks(self, now_ms: int, limit: int = 100) -> list[str]:
-        ids = await self.redis.zrangebyscore(CLOCKS, "-inf", now_ms, start=0, num=limit)
-        return [i.decode() for i in ids]
+    async def due_clocks(self, now_ms: int, limit: int = 100) -> list[tuple[str, int]]:
+        """The rooms whose due time has come (at most ``limit``), each with that time."""
+        found = await self.redis.zrangebyscore(CLOCKS, "-inf", now_ms, start=0, num=limit, withscores=True)
+        return [(room_id.decode(), int(due)) for room_id, due in found]
 
-    async def drop_clock(self, room_id: str) -> None:
-        await self.redis.zrem(CLOCKS, room_id)
+    async def drop_clock(self, room_id: str, due_ms: int) -> bool:
+        """Take ``room_id`` out of the due set if its due time is still ``due_ms`` (as read by
+        :meth:`due_clocks`); a commit since then has set the room's current one."""
+        return bool(await self._drop_due(keys=[CLOCKS], args=[room_id, due_ms]))
 
     async def list_room(self, room_id: str, created_ms: int, keep: int, max_age_ms: int) -> None:
         """Put a room on the home page's list; the list keeps its newest ``keep`` entries that

@@ -26,12 +26,12 @@ async def sweep_once(rooms: RoomService, limit: int = 100) -> int:
     """Act on every due room (at most ``limit``); returns how many ended."""
     ended = 0
     store = rooms.store
-    for room_id in await store.due_clocks(rooms.now_ms(), limit):
+    for room_id, due_ms in await store.due_clocks(rooms.now_ms(), limit):
         try:
             room = await rooms.act(room_id, None, Tick())
         except RoomRefused as exc:
             if exc.code is Refused.UNKNOWN_ROOM:  # expired or never there: nothing to time
-                await store.drop_clock(room_id)
+                await store.drop_clock(room_id, due_ms)
             else:
                 log.warning("due work in room %s refused: %s", room_id, exc.code.value)
             continue
@@ -39,8 +39,10 @@ async def sweep_once(rooms: RoomService, limit: int = 100) -> int:
             log.exception("due work in room %s failed", room_id)
             continue
         ended += room.status is Status.OVER
-        if next_due(room) is None and room.status is not Status.OVER:  # nothing falls due there: stale
-            await store.drop_clock(room_id)
+        if next_due(room) is None and room.status is not Status.OVER:
+            # nothing falls due in the room as this process knows it: a stale entry, unless a
+            # commit has set a new due time since (the drop checks the time it read)
+            await store.drop_clock(room_id, due_ms)
     return ended
 
 

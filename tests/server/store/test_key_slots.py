@@ -34,7 +34,7 @@ SCRIPTS = {name: text for name, text in vars(scripts).items()
            if name.isupper() and isinstance(text, str) and "redis.call" in text}
 BY_SHA = {hashlib.sha1(text.encode()).hexdigest(): name for name, text in SCRIPTS.items()}
 ANSWERS: dict[str, Any] = {"COMMIT": [1, b"2"], "PRESENCE": 0, "SOLO_RESULT": 1, "NAME_CLAIM": b"ok",
-                           "RATING_RESULT": b"applied"}
+                           "RATING_RESULT": b"applied", "DROP_DUE": 1}
 """What each script answers when it succeeds, so the call site goes on as after a real call."""
 
 
@@ -82,6 +82,7 @@ CALL_SITES: dict[str, tuple[str, CallSite, list[str]]] = {
                      ["game:{r0Sample}:state", "game:{r0Sample}:log", "game:{r0Sample}:events", "clocks"]),
     "Store.set_presence": ("PRESENCE", lambda s: s.store.set_presence(ROOM, "proc", (1, 0, 1), 30, 1_000, True),
                            ["game:{r0Sample}:watchers", "game:{r0Sample}:events"]),
+    "Store.drop_clock": ("DROP_DUE", lambda s: s.store.drop_clock(ROOM, 1_000), ["clocks"]),
     "Store.record_solo": ("SOLO_RESULT", lambda s: s.store.record_solo("beginner", "classic", "d20260101", ANNA,
                                                                        "{}", 1_000, 500, 86_400),
                           ["lb:{solo}:beginner:classic:all", "lb:{solo}:beginner:classic:d20260101",

@@ -7,7 +7,8 @@ import asyncio
 import pytest
 import redis.asyncio as aioredis
 
-from engine import Resign
+from engine import Explore, Resign
+from engine.clock import Clock
 from server.app import Parts
 from server.core.decide import DeclineRematch, Join, Play, Refused
 from server.core.room import Player, Status
@@ -92,3 +93,21 @@ async def test_a_rematch_offer_is_accepted_or_declined(parts: Parts) -> None:
     assert again.rematch_offer == 1
     fresh = await parts.rooms.rematch(room.id, ANNA, new_game.rematch_of)  # and Anna accepts
     assert fresh.id != room.id and fresh.players == (BEN, ANNA)
+
+
+async def test_a_sweeper_acting_on_an_older_version_never_drops_a_newer_due_time(parts: Parts) -> None:
+    """The due set is kept by the commit; a sweeper that read a room's due time and then
+    decided (on the version it knew) that nothing falls due may only drop that same time: a
+    move committed meanwhile has set the room's next due time (a computer's answer, a first
+    move), and dropping it would leave the room waiting for ever."""
+    store = parts.store
+    room = await parts.rooms.create(new_game.duel("brettspielnetz", 6), (ANNA, BEN), clock=Clock.new(60_000))
+    far = room.created_ms + 86_400_000
+    [(room_id, first_due)] = [d for d in await store.due_clocks(far, 10_000) if d[0] == room.id]
+    moved = await parts.rooms.act(room.id, ANNA, Play(Explore((0, 0))))
+    [(_, next_due)] = [d for d in await store.due_clocks(far, 10_000) if d[0] == room.id]
+    assert moved.version == 2 and next_due > first_due  # Ben's first move is due from Anna's
+    assert not await store.drop_clock(room_id, first_due)  # the time read before: kept
+    assert (room.id, next_due) in await store.due_clocks(far, 10_000)
+    assert await store.drop_clock(room_id, next_due)  # the current time: dropped
+    assert room.id not in {d[0] for d in await store.due_clocks(far, 10_000)}
