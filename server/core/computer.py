@@ -55,6 +55,13 @@ def to_answer(room: Room) -> int | None:
     return level_of(room.players[room.game.to_move])
 
 
+def people_away(room: Room, away_since: tuple[int | None, ...]) -> tuple[int | None, ...]:
+    """Since when each seat of ``room`` has had nobody connected, counting only people: a
+    computer is never away (it plays from the server), an open seat has nobody to be away."""
+    return tuple(since if player is not None and level_of(player) is None else None
+                 for player, since in zip(room.players, away_since, strict=False))
+
+
 def pause_ms(room: Room) -> int:
     """How long the computer to move waits after the last change (the same in every process)."""
     low, high = PAUSE_MS

@@ -16,6 +16,7 @@ import msgpack
 
 from engine import SPECTATOR, Event, event_to_data, visible_to
 
+from ..core.computer import people_away
 from ..core.room import Room
 from ..store.messages import Attendance
 
@@ -68,7 +69,7 @@ class MsgpackCodec:
 
     def presence(self, room: Room, attendance: Attendance) -> bytes:
         return pack({"t": "presence", "v": room.version, "spectators": attendance.spectators,
-                     "away": list(attendance.away_since[:len(room.players)])})
+                     "away": list(people_away(room, attendance.away_since))})
 
     def error(self, code: str, message: str, v: int | None = None) -> bytes:
         return pack({"t": "error", "v": v, "code": code, "message": message})

@@ -18,7 +18,7 @@ from engine.encoding import CHAR_CLAIMS, HIDDEN, OWN_WRONG_MARK, UNCLAIMED_MINE
 from engine.events import ABANDONED, ABORTED, RESIGNATION, TIMEOUT
 from engine.rules import Claim, Verdict
 
-from ..core.computer import level_of
+from ..core.computer import people_away
 from ..core.decide import LEAVE_GRACE_MS, accepts_rematch
 from ..core.room import Room, Status
 from ..store.messages import Attendance
@@ -430,8 +430,8 @@ def away_text(room: Room, attendance: Attendance) -> str:
     """Who of the players has left a game being played (the same for every viewer)."""
     if room.status is not Status.PLAYING:
         return ""
-    gone = [p.name for p, since in zip(room.players, attendance.away_since, strict=False)
-            if p is not None and since is not None and level_of(p) is None]
+    gone = [p.name for p, since in zip(room.players, people_away(room, attendance.away_since), strict=False)
+            if p is not None and since is not None]
     if not gone:
         return ""
     return " and ".join(gone) + (" have" if len(gone) > 1 else " has") + " left the game."
@@ -456,8 +456,8 @@ def claim_look(room: Room, viewer: int, attendance: Attendance, now_ms: int) -> 
     if room.clock is not None and room.clock.per_move:
         return None  # correspondence: the clock decides
     opponent = room.players[1 - viewer]
-    since = attendance.away_since[1 - viewer]
-    if opponent is None or since is None or level_of(opponent) is not None:
+    since = people_away(room, attendance.away_since)[1 - viewer]
+    if opponent is None or since is None:
         return None
     wait_ms = LEAVE_GRACE_MS - (now_ms - since)
     return ClaimLook(opponent.name, max(0, -(-wait_ms // 1000)))
