@@ -87,8 +87,12 @@ class Api:
         return Guest(d["id"], d["name"], d["token"])
 
     async def create_game(self, token: str, *, ruleset: str = "brettspielnetz", clock: dict[str, float] | None = None,
-                          seat: int | str = "random", seed: int | None = None) -> dict[str, Any]:
-        body: dict[str, Any] = {"ruleset": ruleset, "clock": clock, "seat": seat}
+                          seat: int | str = "random", seed: int | None = None, computer: int | None = None,
+                          rated: bool = False) -> dict[str, Any]:
+        """A new duel; ``computer``: play the computer at that level (1 easy, 2 medium, 3 strong)."""
+        body: dict[str, Any] = {"ruleset": ruleset, "clock": clock, "seat": seat, "rated": rated}
+        if computer is not None:
+            body["opponent"] = {"computer": computer}
         if seed is not None:
             body["seed"] = seed
         return await self.request("POST", "/api/v1/games", token, body)

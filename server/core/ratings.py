@@ -93,6 +93,8 @@ def clock_category(clock: Clock | None) -> str | None:
     """:func:`category_of` for a room's live clock (``None``: untimed, no category)."""
     if clock is None:
         return None
+    if clock.per_move:
+        return category_of(None, days=clock.days)
     return category_of(clock.initial_ms / 1000, clock.increment_ms / 1000)
 
 

@@ -19,7 +19,9 @@ from starlette.routing import Route
 from engine import PRESETS, RULESETS, Abort, Resign
 from engine.clock import Clock
 
+from ..core.computer import computer
 from ..core.decide import Claim, DeclineRematch, Join, Play, Refused
+from ..core.ratings import clock_category
 from ..core.room import Player, Room
 from ..store.players import NameTaken
 from ..store.results import MODES
@@ -33,6 +35,7 @@ from .wire import version_value
 MAX_BODY = 4096
 MAX_CLOCK_S = 3 * 3600
 MAX_INCREMENT_S = 600
+MAX_DAYS = 14
 
 STATUS: dict[Refused, int] = {
     Refused.UNKNOWN_ROOM: 404,
@@ -106,10 +109,17 @@ def _number(value: Any) -> bool:
 
 
 def _clock(value: Any) -> Clock | None:
+    """``null`` (untimed), ``{"initial": s, "increment": s}`` or ``{"days": n}`` (correspondence)."""
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise ApiError(400, "bad_field", "\"clock\" must be null or {\"initial\": seconds, \"increment\": seconds}")
+        raise ApiError(400, "bad_field", "\"clock\" must be null, {\"initial\": seconds, \"increment\": seconds} "
+                       "or {\"days\": days per move}")
+    if "days" in value:
+        days = value["days"]
+        if set(value) != {"days"} or type(days) is not int or not 1 <= days <= MAX_DAYS:
+            raise ApiError(400, "bad_field", f"clock days must be a whole number of days per move in 1..{MAX_DAYS}")
+        return Clock.correspondence(days)
     initial, increment = value.get("initial"), value.get("increment", 0)
     for name, x, top in (("initial", initial, MAX_CLOCK_S), ("increment", increment, MAX_INCREMENT_S)):
         if not _number(x) or not (0 <= x <= top):
@@ -182,13 +192,31 @@ async def create_game(request: Request) -> JSONResponse:
         raise ApiError(400, "bad_field", "\"seat\" must be \"random\", 0 or 1")
     seed = _seed(state, body.get("seed"))
     clock = _clock(body.get("clock"))
+    opponent = _opponent(body.get("opponent"))
+    rated = body.get("rated", False)
+    if type(rated) is not bool:
+        raise ApiError(400, "bad_field", "\"rated\" must be true or false")
+    if rated and (opponent is not None or clock_category(clock) is None):
+        raise ApiError(400, "bad_field", "a rated game is between two people and has a clock")
     guard_of(request).new_game(request)
     if seat == "random":
         seat = new_game.random_seat(2)
-    players: list[Player | None] = [None, None]
+    players: list[Player | None] = [opponent, opponent]
     players[seat] = await state.guests.current(player)
-    room = await state.rooms.create(new_game.duel(ruleset, seed), tuple(players), clock)
+    room = await state.rooms.create(new_game.duel(ruleset, seed), tuple(players), clock, rated=rated)
     return JSONResponse({"id": room.id, "seat": seat, **game_json(room, seat)}, status_code=201)
+
+
+def _opponent(value: Any) -> Player | None:
+    """``null`` (a person will join) or ``{"computer": 1|2|3}``."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) != {"computer"}:
+        raise ApiError(400, "bad_field", "\"opponent\" must be null or {\"computer\": 1, 2 or 3}")
+    try:
+        return computer(value["computer"])
+    except ValueError as exc:
+        raise ApiError(400, "bad_field", str(exc)) from None
 
 
 @_handles
