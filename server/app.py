@@ -22,7 +22,7 @@ from starlette.routing import BaseRoute
 
 from . import logs
 from .config import Settings
-from .edge import api, ops, ws_api, ws_browser
+from .edge import api, ops, ws_api, ws_browser, ws_lobby
 from .edge.admission import quiet_denials
 from .edge.auth import Auth
 from .edge.body_limit import BodyLimit
@@ -45,6 +45,7 @@ from .store.store import Store
 from .web import pages
 from .web.assets import Assets
 from .web.html_codec import HtmlCodec
+from .web.lobby import LobbyFeed, lobby_sections
 from .web.site import Web
 
 log = logging.getLogger("mineduel.app")
@@ -85,7 +86,7 @@ def create_app(
     routes: list[BaseRoute] = [*api.routes, *ws_api.routes, *ops.routes]
     if web:
         all_codecs[html.name] = html
-        routes += [*ws_browser.routes, *pages.routes]
+        routes += [*ws_browser.routes, *ws_lobby.routes, *pages.routes]
     all_codecs.update(codecs or {})
     routes.extend(extra_routes)
     metrics = Metrics()
@@ -102,6 +103,7 @@ def create_app(
         store, rooms = parts.store, parts.rooms
         hub: Hub | None = None
         sweep: asyncio.Task[None] | None = None
+        lobby: asyncio.Task[None] | None = None
         collector: GcPolicy | None = None
         try:
             key = settings.secret_key or await store.shared_secret()
@@ -117,6 +119,10 @@ def create_app(
             state.players, state.ratings = Players(store.redis), Ratings(store.redis)
             state.guests = Guests(state.auth, state.players)
             state.web = Web(html, Assets(), key) if web else None
+            if web:
+                state.lobby = LobbyFeed(state, lobby_sections(state.web.env), settings.lobby_refresh_s,
+                                        hub.players_connected, hub.presence.process_id)
+                lobby = asyncio.create_task(state.lobby.run(), name="lobby-feed")
             if settings.gc_young_ms > 0:  # short GC passes on a timer (server/gc_policy.py)
                 collector = GcPolicy(settings.gc_young_ms / 1000, settings.gc_full_s, metrics)
                 collector.start()
@@ -125,10 +131,11 @@ def create_app(
             logs.event(log, "shutdown", connections=sum(hub.census().connections.values()) if hub else 0)
             if collector is not None:
                 await collector.stop()
-            if sweep is not None:
-                sweep.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await sweep
+            for task in (lobby, sweep):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await task
             if hub is not None:
                 await hub.stop()
             rooms.offload.close()

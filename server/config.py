@@ -75,6 +75,8 @@ class Settings:
     ws_ping_timeout_s: float = 20.0
     commit_retries: int = 8
     sweep_interval_s: float = 0.1
+    lobby_refresh_s: float = 1.0
+    """How often each process reads the lobby while somebody watches it (server/web/lobby.py)."""
     gc_young_ms: float = 25.0
     """Cyclic GC of the young generation every this many ms (server/gc_policy.py); 0 = CPython's
     own allocation-count trigger instead of the timer."""
@@ -135,6 +137,7 @@ class Settings:
             ws_ping_interval_s=float(e.get("MINEDUEL_WS_PING_INTERVAL_S", "20")),
             ws_ping_timeout_s=float(e.get("MINEDUEL_WS_PING_TIMEOUT_S", "20")),
             sweep_interval_s=float(e.get("MINEDUEL_SWEEP_INTERVAL_S", "0.1")),
+            lobby_refresh_s=float(e.get("MINEDUEL_LOBBY_REFRESH_S", "1")),
             gc_young_ms=float(e.get("MINEDUEL_GC_YOUNG_MS", "25" if bypasses else "0")),
             gc_full_s=float(e.get("MINEDUEL_GC_FULL_S", "600")),
             heartbeat_s=float(e.get("MINEDUEL_HEARTBEAT_S", "1")),

@@ -131,6 +131,11 @@ class Hub:
         """Who is connected to ``room_id`` over all processes (as last heard)."""
         return self.presence.attendance(room_id)
 
+    def players_connected(self) -> set[str]:
+        """The players (by id) with a connection to a room of this process."""
+        return {conn.player_id for entry in list(self._entries.values()) for conn in list(entry.conns)
+                if conn.player_id is not None}
+
     def census(self) -> Census:
         counts: dict[tuple[str, str], int] = {}
         for entry in list(self._entries.values()):

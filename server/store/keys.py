@@ -11,6 +11,8 @@ key                        type    content
 ``game:{id}:watchers``     hash    spectators per server process (fields expire if it dies)
 ``clocks``                 zset    room id → clock deadline (ms) of rooms with a running clock
 ``web:lobby``              zset    room id → creation time (ms) of the games listed on the home page
+``web:online``             hash    process id → players connected to that process (the lobby's count)
+``web:online:seen``        zset    process id → when it last wrote its count (ms; older ones are dead)
 ``lb:{solo}:<p>:<m>:all``  zset    won classic games of preset ``p`` and mode ``m`` (JSON) → time ms
 ``lb:{solo}:<p>:<m>:d<day>`` zset  the same for one UTC day (expires after three days)
 ``pb:{solo}:<player>``     hash    ``<preset>:<mode>`` → the player's best result (JSON)
@@ -44,6 +46,8 @@ import msgpack
 
 CLOCKS = "clocks"
 LOBBY = "web:lobby"
+ONLINE = "web:online"
+ONLINE_SEEN = "web:online:seen"
 SECRET = "mineduel:secret"
 
 

@@ -104,3 +104,27 @@ class Presence:
 def _slot(viewer: int) -> int:
     """The index of ``viewer`` in the local counts: spectators first, then each seat."""
     return 0 if viewer == SPECTATOR else 1 + viewer
+
+
+def attendance_of(fields: dict[bytes, bytes]) -> tuple[Attendance, tuple[bool, bool]]:
+    """Who is connected to a room, read from its presence hash without writing (the lobby
+    reads many rooms at once): the :class:`Attendance` the ``PRESENCE`` script would answer,
+    and whether each seat has ever had a connection (a seat that never had one has no
+    ``away:`` field yet, and counts as not away)."""
+    spectators, seats = 0, [0, 0]
+    away: list[int | None] = [None, None]
+    for raw, value in fields.items():
+        field = raw.decode()
+        if field.startswith("away:"):
+            seat = int(field[5:])
+            if seat in (0, 1):
+                away[seat] = int(value)
+        elif field[-2:] in (":0", ":1"):
+            seats[int(field[-1])] += int(value)
+        else:
+            spectators += int(value)
+    connected = tuple(n > 0 for n in seats)
+    since = tuple(None if connected[seat] else away[seat] for seat in (0, 1))
+    ever = (connected[0] or away[0] is not None, connected[1] or away[1] is not None)
+    return Attendance(spectators, since), ever
+

@@ -26,6 +26,8 @@ from . import scripts
 from .keys import (
     CLOCKS,
     LOBBY,
+    ONLINE,
+    ONLINE_SEEN,
     SECRET,
     channel,
     log_key,
@@ -167,6 +169,33 @@ class Store:
     async def listed_rooms(self, count: int) -> list[str]:
         """The newest ``count`` listed room ids."""
         return [raw.decode() for raw in await self.redis.zrevrange(LOBBY, 0, count - 1)]
+
+    async def attendance_fields(self, room_ids: Sequence[str]) -> list[dict[bytes, bytes]]:
+        """The presence hash of each room (read only, one round trip): see
+        :func:`server.store.presence.attendance_of`."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for room_id in room_ids:
+                pipe.hgetall(watchers_key(room_id))
+            return list(await pipe.execute()) if room_ids else []
+
+    async def set_online(self, process_id: str, players: int, now_ms: int, alive_ms: int) -> int:
+        """Write this process's count of connected players; returns the sum over the processes
+        that wrote theirs within ``alive_ms`` (one round trip; a dead process's count is
+        dropped by the next writer)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(ONLINE, process_id, players)
+            pipe.zadd(ONLINE_SEEN, {process_id: now_ms})
+            pipe.zrangebyscore(ONLINE_SEEN, now_ms - alive_ms, "+inf")
+            pipe.hgetall(ONLINE)
+            _, _, alive, counts = await pipe.execute()
+        live = set(alive)
+        dead = [field for field in counts if field not in live]
+        if dead:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hdel(ONLINE, *dead)
+                pipe.zrem(ONLINE_SEEN, *dead)
+                await pipe.execute()
+        return sum(int(n) for field, n in counts.items() if field in live)
 
     async def unlist(self, room_ids: Sequence[str]) -> None:
         if room_ids:

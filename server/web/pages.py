@@ -17,11 +17,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from engine import RULESETS, SPECTATOR
+from engine import RULESETS, SPECTATOR, Abort
 from engine.clock import Clock
 
-from ..core.decide import DeclineRematch, Join, Refused
-from ..core.room import Room, Status
+from ..core.computer import computer
+from ..core.decide import DeclineRematch, Join, Play, Refused
+from ..core.ratings import clock_category
+from ..core.room import Player, Room, Status
 from ..edge import new_game
 from ..edge.auth import BadName, validate_name
 from ..edge.csp import SecurityHeaders
@@ -30,27 +32,50 @@ from ..edge.peer import is_tls
 from ..store.players import NameTaken
 from ..store.service import RoomRefused
 from .html_codec import oob
-from .lobby import list_room, live_games
-from .site import Web, error_page, form_of, limited_page, redirect, safe_next, same_origin, web_of
-from .solo_pages import solo_room_page
+from .lobby import Lobby, list_room
+from .site import (
+    Web,
+    error_page,
+    form_of,
+    limited_page,
+    redirect,
+    safe_next,
+    same_origin,
+    web_of,
+)
 from .solo_pages import routes as solo_routes
+from .solo_pages import solo_room_page
 from .view_model import away_text, player_names, points_text
 
 ROOM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-CLOCKS: dict[str, tuple[int, int] | None] = {
-    "none": None,
+CLOCKS: dict[str, tuple[int, int] | tuple[str, int]] = {
+    "60+1": (60_000, 1_000),
     "180+2": (180_000, 2_000),
     "300+0": (300_000, 0),
+    "300+3": (300_000, 3_000),
     "600+5": (600_000, 5_000),
+    "1d": ("days", 1),
+    "3d": ("days", 3),
+    "7d": ("days", 7),
 }
+"""The home page's clock choices (anything else: untimed)."""
+COMPUTER_LEVELS = {1: "Easy", 2: "Medium", 3: "Strong"}
 
 
 async def home(request: Request) -> Response:
     web = web_of(request)
-    me = web.player_of(request)
-    games = await live_games(request.app.state)
-    return web.render("home.html", me=me, games=games, next=safe_next(request.query_params.get("next"), "/"),
-                      error=None)
+    return await _home(request, web, web.player_of(request), safe_next(request.query_params.get("next"), "/"))
+
+
+async def _home(request: Request, web: Web, me: Player | None, target: str, status_code: int = 200,
+                error: str | None = None) -> Response:
+    """The home page: the lobby as the feed last read it (the page's socket keeps it current)."""
+    try:
+        lobby = await request.app.state.lobby.current()
+    except Exception:  # Redis away: the page shows an empty lobby rather than failing
+        lobby = Lobby()
+    return web.render("home.html", status_code=status_code, me=me, lobby=lobby, next=target, error=error,
+                      computer_levels=COMPUTER_LEVELS)
 
 
 async def guest(request: Request) -> Response:
@@ -67,8 +92,7 @@ async def guest(request: Request) -> Response:
     except BadName as exc:
         if join and ROOM_ID.match(join):
             return web.render("name.html", status_code=400, me=None, join=join, error=f"That name won’t do: {exc}.")
-        return web.render("home.html", status_code=400, me=None, games=[], next=target,
-                          error=f"That name won’t do: {exc}.")
+        return await _home(request, web, None, target, 400, f"That name won’t do: {exc}.")
     except Limited as exc:
         return limited_page(web, exc)
     try:
@@ -77,7 +101,7 @@ async def guest(request: Request) -> Response:
         message = f"Somebody is already called {name}. Please choose another name."
         if join and ROOM_ID.match(join):
             return web.render("name.html", status_code=409, me=None, join=join, error=message)
-        return web.render("home.html", status_code=409, me=None, games=[], next=target, error=message)
+        return await _home(request, web, None, target, 409, message)
     if join and ROOM_ID.match(join):
         try:
             await request.app.state.rooms.act(join, player, Join())
@@ -99,7 +123,8 @@ async def create_game(request: Request) -> Response:
         return redirect("/")
     form = await form_of(request)
     ruleset = form.get("ruleset", "brettspielnetz")
-    times = CLOCKS.get(str(form.get("clock", "none")), None)
+    clock = _clock_of(form.get("clock", "none"))
+    rated = form.get("rated") == "on" and clock_category(clock) is not None
     seat_field = form.get("seat", "random")
     seat = int(seat_field) if seat_field in ("0", "1") else new_game.random_seat(2)
     seed = None
@@ -111,11 +136,71 @@ async def create_game(request: Request) -> Response:
     players = (me, None) if seat == 0 else (None, me)
     try:
         guard_of(request).new_game(request)
-        room = await state.rooms.create(new_game.duel(ruleset, seed), players, Clock.new(*times) if times else None)
+        room = await state.rooms.create(new_game.duel(ruleset, seed), players, clock, rated=rated)
     except Limited as exc:
         return limited_page(web, exc, me)
     await list_room(state, room)
+    state.lobby.poke()
     return redirect(f"/g/{room.id}")
+
+
+def _clock_of(field: object) -> Clock | None:
+    """A clock from the form's choice (anything unknown: untimed)."""
+    choice = CLOCKS.get(str(field))
+    if choice is None:
+        return None
+    if choice[0] == "days":
+        return Clock.correspondence(choice[1])
+    return Clock.new(choice[0], choice[1])
+
+
+async def play_computer(request: Request) -> Response:
+    """POST, one click from the home page: a game against the computer at ``level``, for the
+    visitor's guest (made now, with a generated name, if they have none yet)."""
+    web = web_of(request)
+    state = request.app.state
+    if not same_origin(request):
+        return error_page(web, 403, "Forbidden", "That form came from another site.")
+    form = await form_of(request)
+    level = form.get("level")
+    if level not in {str(n) for n in COMPUTER_LEVELS}:
+        return error_page(web, 400, "Cannot start that game", "There is no such computer level.")
+    me = web.player_of(request)
+    token = None
+    try:
+        if me is None:
+            guard_of(request).new_guest(request)
+            me, token = await state.guests.create(None)
+        guard_of(request).new_game(request)
+    except Limited as exc:
+        return limited_page(web, exc, me)
+    me = await state.guests.current(me)
+    seat = new_game.random_seat(2)
+    players = [computer(int(level)), computer(int(level))]
+    players[seat] = me
+    ruleset = form.get("ruleset") if form.get("ruleset") in RULESETS else "brettspielnetz"
+    room = await state.rooms.create(new_game.duel(ruleset), tuple(players), _clock_of(form.get("clock", "none")))
+    await list_room(state, room)
+    response = redirect(f"/g/{room.id}")
+    if token is not None:
+        web.set_cookie(response, request, token)
+    return response
+
+
+async def cancel_challenge(request: Request) -> Response:
+    """POST: the creator calls off their open challenge (the waiting room ends, aborted)."""
+    web = web_of(request)
+    room_id = request.path_params["id"]
+    if not same_origin(request) or not ROOM_ID.match(room_id):
+        return error_page(web, 403, "Forbidden", "That form came from another site.")
+    me = web.player_of(request)
+    if me is not None:
+        with contextlib.suppress(RoomRefused):
+            room = await request.app.state.rooms.latest(room_id)
+            if room.status is Status.WAITING and room.seat_of(me) is not None:
+                await request.app.state.rooms.act(room_id, me, Play(Abort()))
+                request.app.state.lobby.poke()
+    return redirect("/")
 
 
 async def join_by_code(request: Request) -> Response:
@@ -225,6 +310,7 @@ async def join_room(request: Request) -> Response:
         if exc.code is Refused.UNKNOWN_ROOM:
             return error_page(web, 404, "No such game", "That game does not exist.", me)
         # full: the room page shows what happened
+    request.app.state.lobby.poke()  # a challenge taken: the lobby shows it at once
     return redirect(f"/g/{room_id}")
 
 
@@ -275,6 +361,8 @@ routes = [
     Route("/g/{id}/join", join_room, methods=["POST"], middleware=_headers),
     Route("/g/{id}/rematch", rematch, methods=["POST"], middleware=_headers),
     Route("/g/{id}/rematch/decline", decline_rematch, methods=["POST"], middleware=_headers),
+    Route("/g/{id}/cancel", cancel_challenge, methods=["POST"], middleware=_headers),
+    Route("/play/computer", play_computer, methods=["POST"], middleware=_headers),
     Route("/static/v/{version}/{path:path}", static, middleware=_headers),
     *solo_routes,
 ]

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine import MoveLine, Outcome, View, cell_name, verify
+from engine.clock import Clock
 from engine.encoding import CHAR_CLAIMS, HIDDEN, OWN_WRONG_MARK, UNCLAIMED_MINE
 from engine.events import ABANDONED, ABORTED, RESIGNATION, TIMEOUT
 from engine.rules import Claim, Verdict
@@ -301,6 +302,19 @@ def clock_text(ms: int) -> str:
         return f"0:{tenths // 10:02d}.{tenths % 10}"
     seconds = -(-ms // 1000)
     return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def time_control_text(clock: Clock | None) -> str:
+    """A game's time control as players write it: "3+2" (minutes + seconds a move), "3 days"
+    (correspondence), or "untimed"."""
+    if clock is None:
+        return "untimed"
+    if clock.per_move:
+        days = clock.days
+        return f"{days} day" if days == 1 else f"{days} days"
+    minutes = clock.initial_ms / 60_000
+    whole = f"{minutes:g}" if minutes >= 1 else f"{clock.initial_ms // 1000}s"
+    return f"{whole}+{clock.increment_ms // 1000}"
 
 
 @dataclass(frozen=True, slots=True)

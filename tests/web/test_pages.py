@@ -127,8 +127,11 @@ def test_create_join_and_the_room_page(client: TestClient) -> None:
     assert 'ws-connect="' + room_url + '/ws"' in page and "ws-send" in page
     assert 'id="invite-url"' in page and "Waiting for an opponent" in page
     assert "Coan rules" in page and 'id="clock-0"' in page
-    home = as_(client, None).get("/").text  # the lobby lists it, open for joining
-    assert f'href="{room_url}">Join</a>' in home.replace('class="btn primary" ', "")
+    home = as_(client, None).get("/").text  # the lobby lists it as an open challenge to accept
+    room_id = room_url.rsplit("/", 1)[1]
+    assert f'action="{room_url}/join"' in home and f'id="accept-{room_id}"' in home
+    own = as_(client, anna).get("/").text  # its creator may only cancel it
+    assert f'action="{room_url}/cancel"' in own and f'id="accept-{room_id}"' not in own
     stranger = as_(client, None).get(room_url).text
     assert 'id="join"' in stranger and 'id="invite-url"' not in stranger
     assert as_(client, ben).post(room_url + "/join", headers={"origin": BASE}).status_code == 303
@@ -136,7 +139,8 @@ def test_create_join_and_the_room_page(client: TestClient) -> None:
     assert re.search("Anna-\\w+\u2019s turn", page)
     assert page.count('type="submit" id="cell-') == 120  # every hidden cell is a button to press
     assert client.get(room_url + "/replay?at=0", headers={"hx-request": "true"}).status_code == 409
-    assert "Watch</a>" in as_(client, None).get("/").text
+    home = as_(client, None).get("/").text  # in play now: a live game to watch, no longer a challenge
+    assert f'id="watch-{room_id}"' in home and f'id="accept-{room_id}"' not in home
     assert client.get("/g/doesnotexist").status_code == 404
     assert client.get("/join", params={"code": "http://x/g/abc_DEF"}).headers["location"] == "/g/abc_DEF"
 
