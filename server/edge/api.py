@@ -23,6 +23,7 @@ from ..core.computer import computer
 from ..core.decide import Claim, DeclineRematch, Join, Play, Refused
 from ..core.ratings import clock_category
 from ..core.room import Player, Room
+from ..outage import redis_down
 from ..store.players import NameTaken
 from ..store.results import MODES
 from ..store.service import RoomRefused
@@ -204,6 +205,10 @@ async def create_game(request: Request) -> JSONResponse:
     players: list[Player | None] = [opponent, opponent]
     players[seat] = await state.guests.current(player)
     room = await state.rooms.create(new_game.duel(ruleset, seed), tuple(players), clock, rated=rated)
+    try:  # listed in the lobby: an open challenge while its creator is connected, then a live game
+        await state.store.list_room(room.id, room.created_ms)
+    except Exception as exc:
+        redis_down(state.metrics, "list", exc, room=room.id)
     return JSONResponse({"id": room.id, "seat": seat, **game_json(room, seat)}, status_code=201)
 
 

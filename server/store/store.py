@@ -43,6 +43,8 @@ from .messages import Attendance
 log = logging.getLogger("mineduel.store")
 
 PRESENCE_KEEP_S = 86_400
+LOBBY_KEEP = 500
+LOBBY_MAX_AGE_MS = 7 * 24 * 3600 * 1000
 """A room's presence hash (and when each seat left) outlives its last connection this long."""
 
 
@@ -157,8 +159,9 @@ class Store:
         :meth:`due_clocks`); a commit since then has set the room's current one."""
         return bool(await self._drop_due(keys=[CLOCKS], args=[room_id, due_ms]))
 
-    async def list_room(self, room_id: str, created_ms: int, keep: int, max_age_ms: int) -> None:
-        """Put a room on the home page's list; the list keeps its newest ``keep`` entries that
+    async def list_room(self, room_id: str, created_ms: int, keep: int = LOBBY_KEEP,
+                        max_age_ms: int = LOBBY_MAX_AGE_MS) -> None:
+        """Put a room on the lobby's list; the list keeps its newest ``keep`` entries that
         are at most ``max_age_ms`` old."""
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.zadd(LOBBY, {room_id: created_ms})

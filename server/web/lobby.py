@@ -43,8 +43,6 @@ from .view_model import player_names, time_control_text
 log = logging.getLogger("mineduel.lobby")
 
 SCAN = 100
-KEEP = 500
-MAX_AGE_MS = 7 * 24 * 3600 * 1000
 LIVE_ROWS = 20
 GONE_GRACE_MS = 5_000
 """A challenge stays listed this long after its creator's last connection closed (a reload)."""
@@ -89,7 +87,7 @@ class Lobby:
 async def list_room(state: Any, room: Room) -> None:
     """List ``room`` in the lobby (a convenience: the game exists either way)."""
     try:
-        await state.store.list_room(room.id, room.created_ms, KEEP, MAX_AGE_MS)
+        await state.store.list_room(room.id, room.created_ms)
     except Exception as exc:
         log.warning("could not list room %s: %s", room.id, type(exc).__name__)
 
