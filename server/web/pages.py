@@ -187,13 +187,22 @@ async def play_computer(request: Request) -> Response:
     return response
 
 
-async def cancel_challenge(request: Request) -> Response:
-    """POST: the creator calls off their open challenge (the waiting room ends, aborted)."""
+def _room_post(request: Request) -> tuple[Web, str, Player | None] | Response:
+    """A form posted on a room's page: the site, the room id and the visitor (``None``: no
+    guest yet), or the refusal of a form from another site."""
     web = web_of(request)
     room_id = request.path_params["id"]
     if not same_origin(request) or not ROOM_ID.match(room_id):
         return error_page(web, 403, "Forbidden", "That form came from another site.")
-    me = web.player_of(request)
+    return web, room_id, web.player_of(request)
+
+
+async def cancel_challenge(request: Request) -> Response:
+    """POST: the creator calls off their open challenge (the waiting room ends, aborted)."""
+    posted = _room_post(request)
+    if isinstance(posted, Response):
+        return posted
+    web, room_id, me = posted
     if me is not None:
         with contextlib.suppress(RoomRefused):
             room = await request.app.state.rooms.latest(room_id)
@@ -315,11 +324,10 @@ async def join_room(request: Request) -> Response:
 
 
 async def rematch(request: Request) -> Response:
-    web = web_of(request)
-    room_id = request.path_params["id"]
-    if not same_origin(request) or not ROOM_ID.match(room_id):
-        return error_page(web, 403, "Forbidden", "That form came from another site.")
-    me = web.player_of(request)
+    posted = _room_post(request)
+    if isinstance(posted, Response):
+        return posted
+    web, room_id, me = posted
     if me is None:
         return redirect(f"/g/{room_id}")
     try:
@@ -333,11 +341,10 @@ async def rematch(request: Request) -> Response:
 
 async def decline_rematch(request: Request) -> Response:
     """The opponent's rematch offer declined, or one's own withdrawn."""
-    web = web_of(request)
-    room_id = request.path_params["id"]
-    if not same_origin(request) or not ROOM_ID.match(room_id):
-        return error_page(web, 403, "Forbidden", "That form came from another site.")
-    me = web.player_of(request)
+    posted = _room_post(request)
+    if isinstance(posted, Response):
+        return posted
+    web, room_id, me = posted
     if me is not None:
         with contextlib.suppress(RoomRefused):
             await request.app.state.rooms.act(room_id, me, DeclineRematch())
