@@ -10,7 +10,7 @@ import pytest
 
 from engine import verify
 from engine.bots import Level, bot_move
-from server.client import ApiError, GameSocket
+from server.client import Api, ApiError, GameSocket
 from server.core.computer import NAMES
 from tests.names import unique
 
@@ -96,3 +96,21 @@ async def test_the_computer_takes_a_rematch_at_once(api, live_server):
         if sock.v == fresh["v"]:  # the computer moves first now, by itself
             await asyncio.wait_for(sock.until(lambda f: f["t"] == "update"), 20)
         assert sock.view.to_move == 1
+
+
+async def test_another_process_plays_the_computer_when_its_own_dies(start_server):
+    """The computer's answer is due work in Redis, not a task of one process: with the process
+    that made the game killed, the other one's sweeper answers."""
+    first, second = start_server(), start_server()
+    async with Api(first.url) as api_first, Api(second.url) as api_second:
+        me = await api_first.guest(unique("Solo"))
+        game = await api_first.create_game(me.token, seat=0, seed=7, computer=1)
+        first.kill()
+        async with await GameSocket.connect(second.url, game["id"], me.token) as sock:
+            await sock.until(lambda f: f["t"] == "snapshot")
+            move = bot_move(sock.view, 2, random.Random(7))
+            await sock.move("explore" if type(move).__name__ == "Explore" else "mark", move.cell)
+            await sock.until(lambda f: f["t"] == "update")  # mine
+            answer = await sock.until(lambda f: f["t"] == "update", timeout_s=20)  # the computer's, from the second
+            assert answer["events"][0]["seat"] == 1 and sock.view.to_move == 0
+        assert (await api_second.game(game["id"], me.token))["v"] == 3
