@@ -30,13 +30,14 @@ Time (``now_ms``) is always an argument: the caller's wall clock, shared by the 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import secrets
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 
@@ -64,6 +65,7 @@ MATCH_SIZE = 1_000
 MATCH_PAIRS = 100
 SWEEP_LIMIT = 500
 DEFAULT_WINDOW = Window()
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +151,18 @@ class Reply:
     pair: Pair | None = None
 
 
+async def _kept(call: Awaitable[T]) -> T:
+    """``await call``, keeping a cancel that redis-py lost: on Python 3.11 its writes go through
+    ``asyncio.wait_for``, which drops a cancel that arrives as the write completes (CPython
+    gh-86296, fixed in 3.12; seen here as a seek that went on waiting after its request closed).
+    The task then runs on with ``cancelling()`` set, so that is the cancel to raise again."""
+    result = await call
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+    return result
+
+
 def _reply(raw: Any) -> Reply:
     answer = Answer(raw[0].decode())
     return Reply(answer, Pair.from_json(raw[1]) if len(raw) > 1 else None)
@@ -187,17 +201,17 @@ class PairingStore:
     async def seek(self, ticket: Ticket, now_ms: int) -> Reply:
         """Enter ``ticket`` in its pool, or pair it at once with the best live partner there.
         ``WAITING``, ``FORMED`` (the caller opens the room), ``HANDED`` or ``ALREADY_SEEKING``."""
-        raw = await self._seek(keys=[*self._keys, pool_key(ticket.pool.id, self.tag)],
-                               args=[*self._search_args(ticket.pool, now_ms), ticket.to_json(), repr(ticket.score),
-                                     now_ms + self.live_ms])
+        raw = await _kept(self._seek(keys=[*self._keys, pool_key(ticket.pool.id, self.tag)],
+                                     args=[*self._search_args(ticket.pool, now_ms), ticket.to_json(),
+                                           repr(ticket.score), now_ms + self.live_ms]))
         return _reply(raw)
 
     async def end(self, ticket: Ticket, take: bool, tell: bool = False) -> Reply:
         """End a seek: ``CANCELLED`` if it was waiting (it is gone now), ``PAIRED`` with its pair
         (taken: marked told, if ``take``; else left for the player's next seek), or ``GONE``.
         ``tell`` publishes the end, so its waiter in any process stops at once."""
-        raw = await self._end(keys=[*self._keys, pool_key(ticket.pool.id, self.tag)],
-                              args=[ticket.seek, ticket.player.id, "1" if take else "0", "1" if tell else "0"])
+        raw = await _kept(self._end(keys=[*self._keys, pool_key(ticket.pool.id, self.tag)],
+                                    args=[ticket.seek, ticket.player.id, "1" if take else "0", "1" if tell else "0"]))
         return _reply(raw)
 
     async def refresh(self, seeks: Sequence[str], now_ms: int) -> list[Pair | bool]:
@@ -205,27 +219,27 @@ class PairingStore:
         False if it is gone (cancelled elsewhere, or dropped as dead)."""
         if not seeks:
             return []
-        raw = await self._refresh(keys=self._keys, args=[now_ms + self.live_ms, *seeks])
+        raw = await _kept(self._refresh(keys=self._keys, args=[now_ms + self.live_ms, *seeks]))
         return [Pair.from_json(item) if item not in (b"w", b"") else item == b"w" for item in raw]
 
     async def announce(self, pair: Pair, told: Ticket | None = None) -> None:
         """Publish ``pair`` (its room is open) to every process; ``told``: this process's own
         seeker in it, who is told by the caller and so takes the pair now."""
-        await self._announce(keys=self._keys, args=[pair.to_json(), told.seek if told else "",
-                                                    told.player.id if told else ""])
+        told_seek, told_player = (told.seek, told.player.id) if told else ("", "")
+        await _kept(self._announce(keys=self._keys, args=[pair.to_json(), told_seek, told_player]))
 
     # ------------------------------------------------------------------ every process, periodically
 
     async def match(self, pool: Pool, now_ms: int) -> list[Pair]:
         """Pair what waits in ``pool`` now (the longest waiting first, each with its best
         partner); the caller opens each pair's room and announces it."""
-        raw = await self._match(keys=[*self._keys, pool_key(pool.id, self.tag)],
-                                args=[*self._search_args(pool, now_ms), self.match_size, self.match_pairs])
+        raw = await _kept(self._match(keys=[*self._keys, pool_key(pool.id, self.tag)],
+                                      args=[*self._search_args(pool, now_ms), self.match_size, self.match_pairs]))
         return [Pair.from_json(text) for text in raw]
 
     async def sweep(self, now_ms: int, limit: int = SWEEP_LIMIT) -> int:
         """Forget seeks that nobody kept alive; how many."""
-        return int(await self._sweep(keys=self._keys, args=[now_ms, limit]))
+        return int(await _kept(self._sweep(keys=self._keys, args=[now_ms, limit])))
 
     # ------------------------------------------------------------------ reading
 
@@ -235,13 +249,13 @@ class PairingStore:
         async with self.redis.pipeline(transaction=False) as pipe:
             for pool_id in POOLS:
                 pipe.zcard(pool_key(pool_id, self.tag))
-            counts = await pipe.execute()
+            counts = await _kept(pipe.execute())
         return dict(zip(POOLS, counts, strict=True))
 
     async def seek_of(self, player_id: str) -> Ticket | None:
         """The player's waiting seek, if any (also a dead one not yet forgotten)."""
-        seek = await self.redis.hget(seekers_key(self.tag), player_id)
-        raw = await self.redis.hget(seeks_key(self.tag), seek) if seek else None
+        seek = await _kept(self.redis.hget(seekers_key(self.tag), player_id))
+        raw = await _kept(self.redis.hget(seeks_key(self.tag), seek)) if seek else None
         if raw is None:
             return None
         data = json.loads(raw)
@@ -249,4 +263,4 @@ class PairingStore:
                       data["joined"], data["room"], data["seat"])
 
     async def room_exists(self, room_id: str) -> bool:
-        return bool(await self.redis.exists(state_key(room_id)))
+        return bool(await _kept(self.redis.exists(state_key(room_id))))

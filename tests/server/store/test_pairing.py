@@ -32,6 +32,7 @@ from server.store.pairing import (
     Pair,
     PairingStore,
     Ticket,
+    _kept,
 )
 
 T0 = 1_700_000_000_000
@@ -297,3 +298,23 @@ async def test_the_search_walks_past_a_closer_seek_whose_own_window_refuses(stor
     [pair] = await store.match(RATED, now)  # old (unlimited) passes 1700 (refuses: 200 > 100) for 1850
     assert set(pair.seeks) == {old.seek, far.seek}
     assert await waiting_in(store, RATED) == {new.seek}
+
+
+async def test_a_cancel_lost_inside_a_call_is_raised_again() -> None:
+    """What ``asyncio.wait_for`` does on Python 3.11 inside redis-py when a cancel meets the
+    write's completion: the call returns normally with the task still marked cancelling."""
+    entered = asyncio.Event()
+
+    async def swallowing() -> int:
+        entered.set()
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            return 1
+        return 0
+
+    task = asyncio.create_task(_kept(swallowing()))
+    await entered.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
