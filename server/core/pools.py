@@ -218,9 +218,8 @@ class Window:
         return self.base + self.per_s * (waited / 1000)
 
     @classmethod
-    def parse(cls, text: str) -> Window:
-        """``"100,25,20"``: base, widening per second, seconds until unlimited."""
-        base, per_s, open_after_s = (float(part) for part in text.split(","))
+    def of(cls, base: float, per_s: float, open_after_s: float) -> Window:
+        """From the setting's numbers (``MINEDUEL_PAIRING_WINDOW=100,25,20``)."""
         return cls(base, per_s, round(open_after_s * 1000))
 
 

@@ -100,7 +100,7 @@ def test_the_default_window() -> None:
     w = Window()
     assert [w.width(ms) for ms in (-5, 0, 1_000, 10_000, 19_999)] == [100, 100, 125, 350, 100 + 25 * 19.999]
     assert w.width(20_000) == w.width(10**9) == math.inf
-    assert Window.parse("50,200,3") == Window(50, 200, 3_000)
+    assert Window.of(50, 200, 2.5) == Window(50, 200, 2_500)
 
 
 waits = st.integers(-1_000, 40_000)
