@@ -11,7 +11,10 @@ import random
 
 from engine import Classic, Duel, Game
 
-from ..core.room import Room
+from ..core.decide import Refused
+from ..core.pools import Pool, pool_clock
+from ..core.room import Player, Room
+from ..store.service import RoomRefused, RoomService
 
 
 def duel(ruleset: str, seed: int | None = None) -> Duel:
@@ -37,3 +40,16 @@ def rematch_of(room: Room) -> Game:
 
 def random_seat(seats: int) -> int:
     return random.SystemRandom().randrange(seats)
+
+
+async def pool_game(rooms: RoomService, pool: Pool, players: tuple[Player, Player], room_id: str) -> bool:
+    """Open room ``room_id`` for a pair of quick pairing's ``pool`` (players by seat; the clock
+    starts at once): True if this call opened it, False if it was open already (another
+    process opened the same pair's room first; the room's create commit lets one win)."""
+    try:
+        await rooms.create(duel(pool.ruleset), players, pool_clock(pool), room_id=room_id)
+    except RoomRefused as exc:
+        if exc.code is not Refused.BUSY:  # BUSY: the id is taken (by this pair: ids are never reused)
+            raise
+        return False
+    return True
