@@ -14,7 +14,8 @@ seekers pair only if their gap fits *both* windows (:func:`compatible`), so it i
 as both wait, it never stops holding once it holds. Casual pools ignore ratings. The store's
 scripts compute the same arithmetic in Lua from these parameters (``tests`` compare them).
 
-:func:`pool_clock` is the one place that turns a pool into a game clock.
+:func:`pool_clock` is the one place that turns a pool into a game clock (correspondence pools
+get the days-per-move clock, so their games rate as "correspondence").
 
 >>> pool_of("coan", {"initial": 180, "increment": 2}, True).id
 'live-3+2/coan/rated'
@@ -33,7 +34,11 @@ from engine.rules import RULESETS
 
 from .ratings import category_of
 
-DAY_S = 86_400
+MAX_INITIAL_S = 3 * 3600
+MAX_INCREMENT_S = 600
+MAX_DAYS = 14
+"""A clock's limits, the same as a created game's (``POST /api/v1/games``): beyond them a clock
+is malformed (``bad_field``); within them but not in the table it names no pool."""
 
 
 # ---------------------------------------------------------------------- the table
@@ -107,16 +112,11 @@ POOLS: dict[str, Pool] = {
 
 
 def pool_clock(pool: Pool) -> Clock:
-    """The clock a game of ``pool`` starts with.
-
-    A correspondence pool's clock is a PLACEHOLDER until the engine has a clock of days per
-    move: one chess clock of ``days`` for the whole game, no increment. Replace it here (and
-    only here) when that clock exists. Until then such a room's clock also reads as a long live
-    clock to :func:`server.core.ratings.clock_category` ("rapid"), not "correspondence".
-    """
+    """The clock a game of ``pool`` starts with (stopped: it starts with the first move):
+    ``initial + increment`` for a live pool, ``days`` per move for a correspondence pool."""
     control = pool.control
     if control.days is not None:
-        return Clock.new(control.days * DAY_S * 1000, 0)
+        return Clock.correspondence(control.days)
     return Clock.new(control.initial_s * 1000, control.increment_s * 1000)
 
 
@@ -167,13 +167,14 @@ def _control_of(clock: Any) -> TimeControl:
         raise BadField(CLOCK_SHAPE)
     if set(clock) == {"days"}:
         days = clock["days"]
-        if type(days) is not int or days <= 0:
-            raise BadField('clock "days" must be a positive integer')
+        if type(days) is not int or not 1 <= days <= MAX_DAYS:
+            raise BadField(f'clock "days" must be a whole number of days per move in 1..{MAX_DAYS}')
         wanted = [c for c in TIME_CONTROLS if c.days == days]
     elif "initial" in clock and set(clock) <= {"initial", "increment"}:
         initial, increment = clock["initial"], clock.get("increment", 0)
-        if not (_seconds(initial) and _seconds(increment)) or initial <= 0:
-            raise BadField("clock initial must be seconds > 0 and increment seconds >= 0")
+        if not (_seconds(initial, MAX_INITIAL_S) and _seconds(increment, MAX_INCREMENT_S)) or initial <= 0:
+            raise BadField(f"clock initial must be seconds in (0, {MAX_INITIAL_S}] and increment "
+                           f"seconds in 0..{MAX_INCREMENT_S}")
         wanted = [c for c in TIME_CONTROLS if c.live and (c.initial_s, c.increment_s) == (initial, increment)]
     else:
         raise BadField(CLOCK_SHAPE)
@@ -182,8 +183,8 @@ def _control_of(clock: Any) -> TimeControl:
     return wanted[0]
 
 
-def _seconds(value: Any) -> bool:
-    return type(value) in (int, float) and math.isfinite(value) and value >= 0
+def _seconds(value: Any, top: int) -> bool:
+    return type(value) in (int, float) and math.isfinite(value) and 0 <= value <= top
 
 
 def _listing() -> str:

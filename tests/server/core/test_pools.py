@@ -20,7 +20,7 @@ from server.core.pools import (
     pool_clock,
     pool_of,
 )
-from server.core.ratings import BLITZ, BULLET, CORRESPONDENCE, RAPID
+from server.core.ratings import BLITZ, BULLET, CORRESPONDENCE, RAPID, clock_category
 
 
 def test_the_table_is_every_control_by_ruleset_by_rated() -> None:
@@ -37,7 +37,9 @@ def test_categories_and_clocks() -> None:
     assert POOLS["corr-3d/coan/rated"].category == CORRESPONDENCE
     clock = pool_clock(POOLS["live-10+5/coan/rated"])
     assert (clock.initial_ms, clock.increment_ms, clock.running) == (600_000, 5_000, None)
-    assert pool_clock(POOLS["corr-7d/coan/casual"]).initial_ms == 7 * 86_400_000  # the placeholder
+    corr = pool_clock(POOLS["corr-7d/coan/rated"])
+    assert (corr.per_move, corr.days, corr.running) == (True, 7, None)
+    assert clock_category(corr) == CORRESPONDENCE and clock_category(clock) == RAPID
 
 
 @pytest.mark.parametrize("control", TIME_CONTROLS, ids=lambda c: c.name)
@@ -71,6 +73,9 @@ def test_clock_forms_that_name_a_pool() -> None:
     ("coan", {"days": 1.0}, True),
     ("coan", {"days": 0}, True),
     ("coan", {"days": True}, True),
+    ("coan", {"days": 15}, True),                          # beyond a game's limits
+    ("coan", {"initial": 10_801, "increment": 2}, True),
+    ("coan", {"initial": 180, "increment": 601}, True),
 ])
 def test_malformed_requests_are_bad_field(ruleset, clock, rated) -> None:
     with pytest.raises(BadField) as info:
