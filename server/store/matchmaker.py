@@ -33,6 +33,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from ..core.pools import POOLS, Pool
@@ -64,6 +65,15 @@ class Paired:
     seat: int
     opponent: Player
     pool: Pool
+
+
+class Unpaired(StrEnum):
+    """A seek's end without a game."""
+
+    TIMED_OUT = "timed_out"
+    """Nobody came within ``wait_s`` (a caller may then offer the computer)."""
+    CANCELLED = "cancelled"
+    """Ended by :meth:`Pairing.cancel` (from any process), or the service closed."""
 
 
 class AlreadySeeking(Exception):
@@ -136,11 +146,12 @@ class Pairing:
     # ------------------------------------------------------------------ what edges call
 
     async def seek(self, player: Player, pool: Pool, wait_s: float | None = 30.0,
-                   rating: float | None = None) -> Paired | None:
+                   rating: float | None = None) -> Paired | Unpaired:
         """Seek a game in ``pool`` for up to ``wait_s`` seconds (``None``: until cancelled).
 
-        Returns :class:`Paired` once the game is open, or ``None`` after ``wait_s`` (or when
-        :meth:`cancel` ended it). Raises :class:`AlreadySeeking` if the player seeks already.
+        Returns :class:`Paired` once the game is open, :attr:`Unpaired.TIMED_OUT` after
+        ``wait_s``, or :attr:`Unpaired.CANCELLED` when :meth:`cancel` ended it (or the service
+        closed). Raises :class:`AlreadySeeking` if the player seeks already.
         Cancelling the call ends the seek (its cleanup runs in the background); a pair formed a
         moment before stands and is handed to the player's next seek. ``rating``: default the
         player's rating in the pool's category (``rating_of``); casual pools ignore it.
@@ -171,7 +182,8 @@ class Pairing:
             self._waiters.pop(ticket.seek, None)
 
     async def cancel(self, player_id: str) -> bool:
-        """End the player's waiting seek, wherever it waits (its ``seek`` returns ``None``).
+        """End the player's waiting seek, wherever it waits (its ``seek`` returns
+        :attr:`Unpaired.CANCELLED`).
         True if one was waiting."""
         ticket = await self.store.seek_of(player_id)
         if ticket is None:
@@ -188,22 +200,23 @@ class Pairing:
 
     # ------------------------------------------------------------------ a seek's end
 
-    async def _wait(self, waiter: _Waiter, wait_s: float | None) -> Paired | None:
+    async def _wait(self, waiter: _Waiter, wait_s: float | None) -> Paired | Unpaired:
         ticket = waiter.ticket
+        timed_out = False
         try:
             async with asyncio.timeout(wait_s):
                 woken = await waiter.woken
         except TimeoutError:
-            woken = CLOSING
-        if isinstance(woken, _Closing):  # timed out: end it, unless it was paired meanwhile
-            self.stats["pairing_timeouts"] += 1
+            woken, timed_out = CLOSING, True
+        if isinstance(woken, _Closing):  # timed out or closing: end it, unless it was paired meanwhile
+            self.stats["pairing_timeouts"] += timed_out
             reply = await self.store.end(ticket, take=True)
             if reply.pair is None:
-                return None
+                return Unpaired.TIMED_OUT if timed_out else Unpaired.CANCELLED
             await self._room_ready(reply.pair)
             return _paired(reply.pair, ticket.player)
         if woken is None:
-            return None
+            return Unpaired.CANCELLED
         pair, ready = woken
         if not ready:
             await self._room_ready(pair)

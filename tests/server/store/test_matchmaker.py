@@ -16,14 +16,22 @@ import redis.asyncio as aioredis
 from server.core.pools import POOLS, Pool, Window
 from server.core.room import Player
 from server.metrics import Metrics
-from server.store.keys import paired_key, pool_key, seekers_key, seeks_key, seeks_live_key, state_key
-from server.store.matchmaker import AlreadySeeking, Pairing, Paired
+from server.store.keys import (
+    paired_key,
+    pool_key,
+    seekers_key,
+    seeks_key,
+    seeks_live_key,
+    state_key,
+)
+from server.store.matchmaker import AlreadySeeking, Paired, Pairing, Unpaired
 from server.store.pairing import PairingStore
 from server.store.pubsub import PubSub, open_pubsub
 
 CASUAL = POOLS["live-5+3/coan/casual"]
 RATED = POOLS["live-5+3/coan/rated"]
 GRACE_MS = 300
+TIMED_OUT, CANCELLED = Unpaired.TIMED_OUT, Unpaired.CANCELLED
 
 
 @dataclass
@@ -130,7 +138,7 @@ async def test_two_processes_pair_and_both_are_told_at_once(processes: Start) ->
     await until_waiting(x, CASUAL)
     second = await y.pairing.seek(ben, CASUAL, 5)
     first = await asyncio.wait_for(waiting, 1)
-    assert first is not None and second is not None
+    assert isinstance(first, Paired) and isinstance(second, Paired)
     assert first.room_id == second.room_id and {first.seat, second.seat} == {0, 1}
     assert (first.opponent, second.opponent) == (ben, anna) and first.pool == CASUAL
     assert x.games.opened == [] and len(y.games.opened) == 1  # the process that formed the pair opened it
@@ -149,14 +157,14 @@ async def test_a_rated_pool_pairs_by_the_ratings_looked_up(processes: Start) -> 
     tasks.append(asyncio.create_task(y.pairing.seek(ben, RATED, 0.5)))
     await until_waiting(x, RATED, 2)
     carls = await x.pairing.seek(carl, RATED, 5)
-    assert carls is not None and carls.opponent == anna
-    assert (await tasks[0]) is not None and await tasks[1] is None  # 400 away: nobody for Ben
+    assert isinstance(carls, Paired) and carls.opponent == anna
+    assert isinstance(await tasks[0], Paired) and await tasks[1] is TIMED_OUT  # 400 away: nobody for Ben
 
 
 async def test_a_timed_out_seek_answers_none_and_leaves_nothing(processes: Start) -> None:
     x = await processes()
     anna = guest("Anna")
-    assert await x.pairing.seek(anna, CASUAL, 0.2) is None
+    assert await x.pairing.seek(anna, CASUAL, 0.2) is TIMED_OUT
     assert (await x.pairing.pools_census())[CASUAL.id] == 0 and await x.pairing.store.seek_of(anna.id) is None
     assert x.pairing.stats["pairing_timeouts"] == 1
 
@@ -170,8 +178,8 @@ async def test_one_seek_per_player_across_processes(processes: Start) -> None:
         with pytest.raises(AlreadySeeking):
             await y.pairing.seek(anna, pool, 5)
     assert (await y.pairing.pools_census())[CASUAL.id] == 1  # the refusal changed nothing
-    assert (await y.pairing.seek(guest("Ben"), CASUAL, 5)) is not None
-    assert await waiting is not None
+    assert isinstance(await y.pairing.seek(guest("Ben"), CASUAL, 5), Paired)
+    assert isinstance(await waiting, Paired)
 
 
 async def test_cancelling_the_call_removes_the_seek(processes: Start) -> None:
@@ -182,7 +190,7 @@ async def test_cancelling_the_call_removes_the_seek(processes: Start) -> None:
     with pytest.raises(asyncio.CancelledError):
         await waiting
     await until_waiting(x, CASUAL, 0)
-    assert await y.pairing.seek(guest("Ben"), CASUAL, 0.3) is None  # not paired with the one who left
+    assert await y.pairing.seek(guest("Ben"), CASUAL, 0.3) is TIMED_OUT  # not paired with the one who left
 
 
 async def test_cancel_by_player_ends_the_seek_on_another_process(processes: Start) -> None:
@@ -191,7 +199,7 @@ async def test_cancel_by_player_ends_the_seek_on_another_process(processes: Star
     waiting = asyncio.create_task(x.pairing.seek(anna, CASUAL, None))  # no time limit: the lobby socket's way
     await until_waiting(x, CASUAL)
     assert await y.pairing.cancel(anna.id) is True
-    assert await asyncio.wait_for(waiting, 0.5) is None  # told through the channel, not at the next tick
+    assert await asyncio.wait_for(waiting, 0.5) is CANCELLED  # told through the channel, not at the next tick
     assert await y.pairing.cancel(anna.id) is False
 
 
@@ -199,9 +207,9 @@ async def test_a_lost_announcement_is_made_up_by_the_tick(processes: Start) -> N
     x, y = await processes(deaf=True), await processes()
     waiting = asyncio.create_task(x.pairing.seek(guest("Anna"), CASUAL, 5))
     await until_waiting(x, CASUAL)
-    assert await y.pairing.seek(guest("Ben"), CASUAL, 5) is not None
+    assert isinstance(await y.pairing.seek(guest("Ben"), CASUAL, 5), Paired)
     first = await asyncio.wait_for(waiting, 1)  # a tick (0.1 s) later; the room was open already
-    assert first is not None and x.pairing.stats["pairing_recovered"] == 0
+    assert isinstance(first, Paired) and x.pairing.stats["pairing_recovered"] == 0
 
 
 async def test_a_pair_whose_opener_failed_is_opened_by_its_waiter(processes: Start) -> None:
@@ -214,11 +222,11 @@ async def test_a_pair_whose_opener_failed_is_opened_by_its_waiter(processes: Sta
     with pytest.raises(ConnectionError):
         await y.pairing.seek(ben, CASUAL, 5)
     first = await asyncio.wait_for(waiting, 2)
-    assert first is not None and x.pairing.stats["pairing_recovered"] == 1
+    assert isinstance(first, Paired) and x.pairing.stats["pairing_recovered"] == 1
     assert [room for room, _pool, _players in x.games.opened] == [first.room_id]
     handed = await y.pairing.seek(ben, RATED, 5)  # another pool even: the pair is handed over first
     assert handed == Paired(first.room_id, 1 - first.seat, anna, CASUAL)
-    assert await y.pairing.seek(ben, CASUAL, 0.2) is None  # and only once
+    assert await y.pairing.seek(ben, CASUAL, 0.2) is TIMED_OUT  # and only once
 
 
 async def test_closing_the_service_ends_its_seeks(processes: Start) -> None:
@@ -226,5 +234,5 @@ async def test_closing_the_service_ends_its_seeks(processes: Start) -> None:
     waiting = asyncio.create_task(x.pairing.seek(guest("Anna"), CASUAL, None))
     await until_waiting(x, CASUAL)
     await x.pairing.close()
-    assert await asyncio.wait_for(waiting, 1) is None
+    assert await asyncio.wait_for(waiting, 1) is CANCELLED
     assert (await x.pairing.store.census())[CASUAL.id] == 0
