@@ -103,12 +103,16 @@ class Api:
         return await self.request("POST", "/api/v1/games", token, body)
 
     async def pair(self, token: str, *, clock: dict[str, int] | None, ruleset: str = "brettspielnetz",
-                   rated: bool = False, wait_s: int = 30) -> dict[str, Any] | None:
+                   rated: bool = False, wait_s: int = 30, computer_after_s: int | None = None) -> dict[str, Any] | None:
         """Quick pairing: wait up to ``wait_s`` (≤ 60) for a partner in the pool of ``ruleset``,
         ``clock`` (``{"initial": s, "increment": s}`` or ``{"days": n}``) and ``rated``.
-        ``{"game": id, "seat": n}`` once paired, ``None`` if nobody came. Cancelling the call
-        closes the request, which ends the seek."""
-        body = {"ruleset": ruleset, "clock": clock, "rated": rated, "wait_s": wait_s}
+        ``{"game": id, "seat": n}`` once paired, ``None`` if nobody came. ``computer_after_s``
+        (5..wait_s): after that long alone, a casual game against the medium computer instead
+        (``{"game", "seat", "computer": True}``). Cancelling the call closes the request, which
+        ends the seek."""
+        body: dict[str, Any] = {"ruleset": ruleset, "clock": clock, "rated": rated, "wait_s": wait_s}
+        if computer_after_s is not None:
+            body["computer_after_s"] = computer_after_s
         return await self.request("POST", "/api/v1/pairing", token, body, timeout_s=wait_s + 10)
 
     async def join(self, token: str, game_id: str) -> dict[str, Any]:

@@ -23,11 +23,11 @@ from engine.clock import Clock
 
 from ..core.computer import computer
 from ..core.decide import Claim, DeclineRematch, Join, Play, Refused
-from ..core.pools import PoolError, pool_of
+from ..core.pools import Pool, PoolError, pool_of
 from ..core.ratings import clock_category
 from ..core.room import Player, Room
 from ..outage import redis_down
-from ..store.matchmaker import AlreadySeeking
+from ..store.matchmaker import AlreadySeeking, Paired, Unpaired
 from ..store.players import NameTaken
 from ..store.results import MODES
 from ..store.service import RoomRefused
@@ -43,6 +43,7 @@ MAX_INCREMENT_S = 600
 MAX_DAYS = 14
 DEFAULT_WAIT_S = 30
 MAX_WAIT_S = 60
+MIN_COMPUTER_AFTER_S = 5
 
 STATUS: dict[Refused, int] = {
     Refused.UNKNOWN_ROOM: 404,
@@ -285,29 +286,44 @@ async def layout(request: Request) -> JSONResponse:
 
 @_handles
 async def pair(request: Request) -> Response:
-    """Quick pairing: ``{"ruleset", "clock": {"initial", "increment"} | {"days"} | null, "rated",
-    "wait_s"}``. Answers ``200 {"game", "seat"}`` once paired, ``204`` after ``wait_s`` with the
-    seek gone; a client that closes the request ends its seek."""
+    """Quick pairing: ``{"ruleset", "clock": {"initial", "increment"} | {"days"}, "rated",
+    "wait_s", "computer_after_s"}``. Answers ``200 {"game", "seat"}`` once paired, ``204``
+    after ``wait_s`` with the seek gone, or (``computer_after_s``: nobody came that long) ``200
+    {"game", "seat", "computer": true}``; a client that closes the request ends its seek."""
     state = request.app.state
     player = _player(request)
     body = await _body(request)
+    pool, wait_s, computer_after_s = _seek_of(body)
+    guard_of(request).new_game(request)
+    me = await state.guests.current(player)
+    try:
+        paired = await _unless_disconnected(request, state.pairing.seek(me, pool, computer_after_s or wait_s))
+    except AlreadySeeking as exc:
+        raise ApiError(409, exc.code, "you are seeking already (one seek at a time, on any server)") from None
+    if isinstance(paired, Paired):
+        return JSONResponse({"game": paired.room_id, "seat": paired.seat})
+    if paired is Unpaired.TIMED_OUT and computer_after_s is not None:
+        room, seat = await new_game.computer_game(state.rooms, pool, me)
+        return JSONResponse({"game": room.id, "seat": seat, "computer": True})
+    return Response(status_code=204)
+
+
+def _seek_of(body: dict[str, Any]) -> tuple[Pool, int, int | None]:
+    """A seek's pool, ``wait_s`` and ``computer_after_s`` (``None``: never), or the refusal."""
     if "clock" not in body:
         raise ApiError(400, "bad_field", '"clock" is required: {"initial": s, "increment": s} or {"days": n}')
     wait_s = body.get("wait_s", DEFAULT_WAIT_S)
     if type(wait_s) is not int or not 1 <= wait_s <= MAX_WAIT_S:
-        raise ApiError(400, "bad_field", f'"wait_s" must be an integer of seconds in 1..{MAX_WAIT_S}')
+        raise ApiError(400, "bad_field", f'"wait_s" must be a whole number of seconds in 1..{MAX_WAIT_S}')
+    after = body.get("computer_after_s")
+    if after is not None and (type(after) is not int or not MIN_COMPUTER_AFTER_S <= after <= wait_s):
+        raise ApiError(400, "bad_field", f'"computer_after_s" must be a whole number of seconds in '
+                       f'{MIN_COMPUTER_AFTER_S}..wait_s ({wait_s})')
     try:
         pool = pool_of(body.get("ruleset", "brettspielnetz"), body["clock"], body.get("rated", False))
     except PoolError as exc:
         raise ApiError(400, exc.code, str(exc)) from None
-    guard_of(request).new_game(request)
-    try:
-        paired = await _unless_disconnected(request, state.pairing.seek(player, pool, wait_s))
-    except AlreadySeeking as exc:
-        raise ApiError(409, exc.code, str(exc)) from None
-    if paired is None or paired is GONE:
-        return Response(status_code=204)
-    return JSONResponse({"game": paired.room_id, "seat": paired.seat})
+    return pool, wait_s, after
 
 
 T = TypeVar("T")
@@ -333,6 +349,8 @@ async def _unless_disconnected(request: Request, work: Awaitable[T]) -> T | obje
         return task.result()
     task.cancel()
     await asyncio.wait((task,))
+    if not task.cancelled():
+        task.exception()  # retrieved: nobody is left to answer, and a failure was logged where it happened
     return GONE
 
 
