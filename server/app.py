@@ -24,7 +24,7 @@ from starlette.routing import BaseRoute
 from . import logs
 from .config import Settings
 from .core.pools import Window
-from .edge import api, new_game, ops, ws_api, ws_browser, ws_lobby
+from .edge import api, new_game, ops, ws_api, ws_browser, ws_lobby, ws_pair
 from .edge.admission import quiet_denials
 from .edge.auth import Auth
 from .edge.body_limit import BodyLimit
@@ -103,7 +103,7 @@ def create_app(
     routes: list[BaseRoute] = [*api.routes, *ws_api.routes, *ops.routes]
     if web:
         all_codecs[html.name] = html
-        routes += [*ws_browser.routes, *ws_lobby.routes, *pages.routes]
+        routes += [*ws_browser.routes, *ws_lobby.routes, *ws_pair.routes, *pages.routes]
     all_codecs.update(codecs or {})
     routes.extend(extra_routes)
     metrics = Metrics()

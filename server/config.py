@@ -119,6 +119,8 @@ class Settings:
     pairing_window: tuple[float, ...] = (100.0, 25.0, 20.0)
     """Rated pairing's rating window: ± this at once, this much wider per second of waiting,
     unlimited after this many seconds (server/core/pools.py, ``Window``)."""
+    pairing_computer_after_s: float = 20.0
+    """The quick-pairing page offers "Play the computer instead" after this long alone; 0 = never."""
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -168,4 +170,5 @@ class Settings:
             pairing_tick_s=float(e.get("MINEDUEL_PAIRING_TICK_S", "1")),
             pairing_live_s=float(e.get("MINEDUEL_PAIRING_LIVE_S", "6")),
             pairing_window=_numbers(e.get("MINEDUEL_PAIRING_WINDOW"), cls.pairing_window),
+            pairing_computer_after_s=float(e.get("MINEDUEL_PAIRING_COMPUTER_AFTER_S", "20")),
         )

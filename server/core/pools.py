@@ -64,6 +64,13 @@ class TimeControl:
         assert found is not None  # every pool's clock is timed
         return found
 
+    @property
+    def label(self) -> str:
+        """How a page names it: ``3+2`` (minutes + seconds per move), ``3 days`` (per move)."""
+        if self.days is not None:
+            return f"{self.days} day{'s' if self.days != 1 else ''}"
+        return f"{self.initial_s // 60}+{self.increment_s}"
+
     def to_data(self) -> dict[str, int]:
         """The ``clock`` field that names it in a request."""
         if self.days is not None:

@@ -28,6 +28,7 @@ def test_the_table_is_every_control_by_ruleset_by_rated() -> None:
                                                "corr-1d", "corr-3d", "corr-7d"]
     assert len(POOLS) == len(TIME_CONTROLS) * len(RULESETS) * 2
     assert POOLS["live-3+2/brettspielnetz/rated"] == Pool("brettspielnetz", TIME_CONTROLS[1], True)
+    assert [c.label for c in TIME_CONTROLS] == ["1+1", "3+2", "5+3", "10+5", "1 day", "3 days", "7 days"]
     assert all(pool.id == pool_id for pool_id, pool in POOLS.items())
 
 
