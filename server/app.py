@@ -4,14 +4,15 @@ The lifespan opens the Redis store (starting an embedded server when no ``REDIS_
 set) and builds the pieces (:class:`Parts`) in the order they depend on each other, each
 handed what it shares at construction: the room cache goes to both the room service and the
 hub, the hub's census to the metrics' collector. It puts them on ``app.state`` (``settings``, ``store``,
-``auth``, ``rooms``, ``hub``, ``codecs``, ``metrics``, ``web``) and closes them in reverse
-order. Nothing connects at import time.
+``auth``, ``rooms``, ``hub``, ``ratings``, ``pairing``, ``codecs``, ``metrics``, ``web``) and
+closes them in reverse order. Nothing connects at import time.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -22,7 +23,8 @@ from starlette.routing import BaseRoute
 
 from . import logs
 from .config import Settings
-from .edge import api, ops, ws_api, ws_browser, ws_lobby
+from .core.pools import Window
+from .edge import api, new_game, ops, ws_api, ws_browser, ws_lobby, ws_pair
 from .edge.admission import quiet_denials
 from .edge.auth import Auth
 from .edge.body_limit import BodyLimit
@@ -37,6 +39,8 @@ from .store import sweeper
 from .store.cache import RoomCache
 from .store.fanout import Codec, Fanout
 from .store.hub import Hub
+from .store.matchmaker import Pairing
+from .store.pairing import PairingStore
 from .store.players import Players, Ratings
 from .store.presence import Presence
 from .store.pubsub import PubSub, open_pubsub
@@ -60,17 +64,30 @@ class Parts:
     cache: RoomCache
     rooms: RoomService
     hub: Hub
+    ratings: Ratings
+    pairing: Pairing
 
     @classmethod
     def build(cls, url: str, settings: Settings, codecs: dict[str, Codec], metrics: Metrics,
-              pubsub: PubSub | None = None) -> "Parts":
+              pubsub: PubSub | None = None) -> Parts:
         store = Store(url, waitaof=settings.waits_for_aof, lean=settings.lean_redis)
         cache = RoomCache()
         rooms = RoomService(store, cache, metrics, retries=settings.commit_retries,
                             retention=Retention(settings.finished_ttl_s, settings.idle_ttl_s))
         hub = Hub(rooms, cache, Fanout(codecs, metrics), Presence(store, metrics),
                   pubsub or open_pubsub(url, lean=settings.lean_redis), metrics)
-        return cls(store, cache, rooms, hub)
+        ratings = Ratings(store.redis)
+        pools = PairingStore(store.redis, window=Window.of(*settings.pairing_window),
+                             live_ms=round(settings.pairing_live_s * 1000))
+        # its own pub/sub link: pairing announcements never wait behind room traffic (or the hub)
+        pairing = Pairing(pools, open_pubsub(url, lean=settings.lean_redis), functools.partial(new_game.pool_game, rooms),
+                          functools.partial(rating_in, ratings), metrics, tick_s=settings.pairing_tick_s)
+        return cls(store, cache, rooms, hub, ratings, pairing)
+
+
+async def rating_in(ratings: Ratings, player_id: str, category: str) -> float:
+    """The player's rating in ``category``: what a rated pool pairs by."""
+    return (await ratings.ratings_of(player_id))[category].rating
 
 
 def create_app(
@@ -86,7 +103,7 @@ def create_app(
     routes: list[BaseRoute] = [*api.routes, *ws_api.routes, *ops.routes]
     if web:
         all_codecs[html.name] = html
-        routes += [*ws_browser.routes, *ws_lobby.routes, *pages.routes]
+        routes += [*ws_browser.routes, *ws_lobby.routes, *ws_pair.routes, *pages.routes]
     all_codecs.update(codecs or {})
     routes.extend(extra_routes)
     metrics = Metrics()
@@ -102,6 +119,7 @@ def create_app(
         parts = Parts.build(url, settings, all_codecs, metrics)
         store, rooms = parts.store, parts.rooms
         hub: Hub | None = None
+        pairing: Pairing | None = None
         sweep: asyncio.Task[None] | None = None
         lobby: asyncio.Task[None] | None = None
         collector: GcPolicy | None = None
@@ -114,9 +132,11 @@ def create_app(
             hub = parts.hub
             metrics.observe(hub.census, all_codecs)
             await hub.start()
+            pairing = parts.pairing
+            await pairing.start()
             sweep = asyncio.create_task(sweeper.run(rooms, settings.sweep_interval_s), name="clock-sweeper")
             state.store, state.auth, state.rooms, state.hub = store, Auth(key), rooms, hub
-            state.players, state.ratings = Players(store.redis), Ratings(store.redis)
+            state.players, state.ratings, state.pairing = Players(store.redis), parts.ratings, pairing
             state.guests = Guests(state.auth, state.players)
             state.web = Web(html, Assets(), key) if web else None
             if web:
@@ -136,6 +156,8 @@ def create_app(
                     task.cancel()
                     with contextlib.suppress(asyncio.CancelledError, Exception):
                         await task
+            if pairing is not None:
+                await pairing.close()
             if hub is not None:
                 await hub.stop()
             rooms.offload.close()

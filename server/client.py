@@ -15,8 +15,9 @@ Every frame received goes through :meth:`GameSocket.apply`, which keeps ``ws.v``
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Self
 
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
@@ -52,13 +53,14 @@ class Guest:
 class Api:
     """HTTP JSON calls (needs ``httpx``)."""
 
-    def __init__(self, base_url: str, timeout_s: float = 10.0) -> None:
+    def __init__(self, base_url: str, timeout_s: float = 10.0, max_connections: int = 100) -> None:
         import httpx
 
         self.base_url = base_url.rstrip("/")
-        self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout_s)
+        self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout_s,
+                                       limits=httpx.Limits(max_connections=max_connections))
 
-    async def __aenter__(self) -> "Api":
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -67,9 +69,12 @@ class Api:
     async def close(self) -> None:
         await self._http.aclose()
 
-    async def request(self, method: str, path: str, token: str | None = None, json: Any = None) -> Any:
+    async def request(self, method: str, path: str, token: str | None = None, json: Any = None,
+                      timeout_s: float | None = None) -> Any:
+        """The answer's JSON (``None`` for an empty one, e.g. 204); raises :class:`ApiError` for 4xx/5xx."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        r = await self._http.request(method, path, headers=headers, json=json)
+        extra: dict[str, Any] = {} if timeout_s is None else {"timeout": timeout_s}
+        r = await self._http.request(method, path, headers=headers, json=json, **extra)
         body = r.json() if r.content else None
         if r.status_code >= 400:
             raise ApiError(r.status_code, body)
@@ -96,6 +101,19 @@ class Api:
         if seed is not None:
             body["seed"] = seed
         return await self.request("POST", "/api/v1/games", token, body)
+
+    async def pair(self, token: str, *, clock: dict[str, int] | None, ruleset: str = "brettspielnetz",
+                   rated: bool = False, wait_s: int = 30, computer_after_s: int | None = None) -> dict[str, Any] | None:
+        """Quick pairing: wait up to ``wait_s`` (≤ 60) for a partner in the pool of ``ruleset``,
+        ``clock`` (``{"initial": s, "increment": s}`` or ``{"days": n}``) and ``rated``.
+        ``{"game": id, "seat": n}`` once paired, ``None`` if nobody came. ``computer_after_s``
+        (5..wait_s): after that long alone, a casual game against the medium computer instead
+        (``{"game", "seat", "computer": True}``). Cancelling the call closes the request, which
+        ends the seek."""
+        body: dict[str, Any] = {"ruleset": ruleset, "clock": clock, "rated": rated, "wait_s": wait_s}
+        if computer_after_s is not None:
+            body["computer_after_s"] = computer_after_s
+        return await self.request("POST", "/api/v1/pairing", token, body, timeout_s=wait_s + 10)
 
     async def join(self, token: str, game_id: str) -> dict[str, Any]:
         return await self.request("POST", f"/api/v1/games/{game_id}/join", token)
@@ -145,13 +163,13 @@ class GameSocket:
         self.keep_frames = True
 
     @classmethod
-    async def connect(cls, base_url: str, game_id: str, token: str | None = None, **kwargs: Any) -> "GameSocket":
+    async def connect(cls, base_url: str, game_id: str, token: str | None = None, **kwargs: Any) -> GameSocket:
         headers = {"Authorization": f"Bearer {token}"} if token else None
         ws = await connect(ws_url(base_url, game_id), additional_headers=headers, max_size=2**22,
                            open_timeout=10, **kwargs)
         return cls(ws)
 
-    async def __aenter__(self) -> "GameSocket":
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

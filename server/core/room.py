@@ -128,13 +128,16 @@ class Room:
         c = self.clock
         if c is None:
             return None
-        return {
+        data = {
             "initial_ms": c.initial_ms,
             "increment_ms": c.increment_ms,
             "remaining_ms": [c.remaining(seat, now_ms) for seat in range(len(c.remaining_ms))],
             "running": c.running,
             "server_ms": now_ms,
         }
+        if c.per_move:  # docs/PROTOCOL.md: initial_ms is then each move's time
+            data["per_move"] = True
+        return data
 
     def meta_data(self, now_ms: int) -> dict[str, Any]:
         """Public facts about the room (no secrets): id, kind, status, settings, players, clock."""

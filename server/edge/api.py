@@ -8,12 +8,14 @@ Fields are checked by type exactly: an integer is an int (not a float, a string 
 
 from __future__ import annotations
 
+import asyncio
 import json
+import math
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from engine import PRESETS, RULESETS, Abort, Resign
@@ -21,9 +23,11 @@ from engine.clock import Clock
 
 from ..core.computer import computer
 from ..core.decide import Claim, DeclineRematch, Join, Play, Refused
+from ..core.pools import Pool, PoolError, pool_of
 from ..core.ratings import clock_category
 from ..core.room import Player, Room
 from ..outage import redis_down
+from ..store.matchmaker import AlreadySeeking, Paired, Unpaired
 from ..store.players import NameTaken
 from ..store.results import MODES
 from ..store.service import RoomRefused
@@ -37,6 +41,9 @@ MAX_BODY = 4096
 MAX_CLOCK_S = 3 * 3600
 MAX_INCREMENT_S = 600
 MAX_DAYS = 14
+DEFAULT_WAIT_S = 30
+MAX_WAIT_S = 60
+MIN_COMPUTER_AFTER_S = 5
 
 STATUS: dict[Refused, int] = {
     Refused.UNKNOWN_ROOM: 404,
@@ -82,10 +89,10 @@ def _player(request: Request, required: bool = True) -> Player | None:
     return player
 
 
-def _handles(fn: Callable[[Request], Awaitable[JSONResponse]]) -> Callable[[Request], Awaitable[JSONResponse]]:
+def _handles(fn: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
     """The route ``fn``, with its refusals answered as JSON errors."""
 
-    async def endpoint(request: Request) -> JSONResponse:
+    async def endpoint(request: Request) -> Response:
         try:
             return await fn(request)
         except ApiError as exc:
@@ -106,7 +113,7 @@ def game_json(room: Room, viewer: int) -> dict[str, Any]:
 
 
 def _number(value: Any) -> bool:
-    return type(value) in (int, float) and value == value  # not a bool, not NaN
+    return type(value) is int or (type(value) is float and not math.isnan(value))  # not a bool, not NaN
 
 
 def _clock(value: Any) -> Clock | None:
@@ -278,6 +285,81 @@ async def layout(request: Request) -> JSONResponse:
 
 
 @_handles
+async def pair(request: Request) -> Response:
+    """Quick pairing: ``{"ruleset", "clock": {"initial", "increment"} | {"days"}, "rated",
+    "wait_s", "computer_after_s"}``. Answers ``200 {"game", "seat"}`` once paired, ``204``
+    after ``wait_s`` with the seek gone, or (``computer_after_s``: nobody came that long) ``200
+    {"game", "seat", "computer": true}``; a client that closes the request ends its seek."""
+    state = request.app.state
+    player = _player(request)
+    body = await _body(request)
+    pool, wait_s, computer_after_s = _seek_of(body)
+    guard_of(request).new_game(request)
+    me = await state.guests.current(player)
+    try:
+        paired = await _unless_disconnected(request, state.pairing.seek(me, pool, computer_after_s or wait_s))
+    except AlreadySeeking as exc:
+        raise ApiError(409, exc.code, "you are seeking already (one seek at a time, on any server)") from None
+    if isinstance(paired, Paired):
+        return JSONResponse({"game": paired.room_id, "seat": paired.seat})
+    if paired is Unpaired.TIMED_OUT and computer_after_s is not None:
+        room, seat = await new_game.computer_game(state.rooms, pool, me)
+        return JSONResponse({"game": room.id, "seat": seat, "computer": True})
+    return Response(status_code=204)
+
+
+def _seek_of(body: dict[str, Any]) -> tuple[Pool, int, int | None]:
+    """A seek's pool, ``wait_s`` and ``computer_after_s`` (``None``: never), or the refusal."""
+    if "clock" not in body:
+        raise ApiError(400, "bad_field", '"clock" is required: {"initial": s, "increment": s} or {"days": n}')
+    wait_s = body.get("wait_s", DEFAULT_WAIT_S)
+    if type(wait_s) is not int or not 1 <= wait_s <= MAX_WAIT_S:
+        raise ApiError(400, "bad_field", f'"wait_s" must be a whole number of seconds in 1..{MAX_WAIT_S}')
+    after = body.get("computer_after_s")
+    if after is not None and (type(after) is not int or not MIN_COMPUTER_AFTER_S <= after <= wait_s):
+        raise ApiError(400, "bad_field", f'"computer_after_s" must be a whole number of seconds in '
+                       f'{MIN_COMPUTER_AFTER_S}..wait_s ({wait_s})')
+    try:
+        pool = pool_of(body.get("ruleset", "brettspielnetz"), body["clock"], body.get("rated", False))
+    except PoolError as exc:
+        raise ApiError(400, exc.code, str(exc)) from None
+    return pool, wait_s, after
+
+
+T = TypeVar("T")
+GONE = object()
+"""What :func:`_unless_disconnected` returns when the client left first."""
+
+
+async def _unless_disconnected(request: Request, work: Awaitable[T]) -> T | object:
+    """``work``'s result, or :data:`GONE` as soon as the client closes the connection (then
+    ``work`` is cancelled: its own cleanup runs). Starlette does not cancel a handler whose
+    client left; the server says so on ``receive`` (``http.disconnect``), which after the body
+    was read waits for exactly that: no polling."""
+    task = asyncio.ensure_future(work)
+    gone = asyncio.ensure_future(_client_gone(request))
+    try:
+        await asyncio.wait((task, gone), return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:  # the server is stopping: the work stops too
+        task.cancel()
+        raise
+    finally:
+        gone.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    await asyncio.wait((task,))
+    if not task.cancelled():
+        task.exception()  # retrieved: nobody is left to answer, and a failure was logged where it happened
+    return GONE
+
+
+async def _client_gone(request: Request) -> None:
+    while (await request.receive())["type"] != "http.disconnect":
+        await asyncio.sleep(0.1)  # a stray body message (none is due after the body): never a busy loop
+
+
+@_handles
 async def join_game(request: Request) -> JSONResponse:
     player = await request.app.state.guests.current(_player(request))
     room = await request.app.state.rooms.act(request.path_params["id"], player, Join())
@@ -361,7 +443,7 @@ async def healthz(request: Request) -> JSONResponse:
         state.metrics.redis_errors.labels("health").inc()
     body = {"ok": redis_ok and census.linked, "redis": redis_ok, "pubsub": census.linked,
             "rooms_local": census.rooms, "connections": sum(census.connections.values()),
-            "stats": {**state.hub.stats, **state.hub.fanout.stats, **state.rooms.stats,
+            "stats": {**state.hub.stats, **state.hub.fanout.stats, **state.rooms.stats, **state.pairing.stats,
                       "pubsub_reconnects": state.hub.reconnects}}
     return JSONResponse(body, status_code=200 if body["ok"] else 503)
 
@@ -373,6 +455,7 @@ routes = [
     Route("/api/v1/games", create_game, methods=["POST"]),
     Route("/api/v1/solo", create_solo, methods=["POST"]),
     Route("/api/v1/leaderboard", leaderboard),
+    Route("/api/v1/pairing", pair, methods=["POST"]),
     Route("/api/v1/games/{id}/layout", layout),
     Route("/api/v1/games/{id}", get_game),
     Route("/api/v1/games/{id}/join", join_game, methods=["POST"]),

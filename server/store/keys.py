@@ -25,6 +25,16 @@ key                        type    content
 ``rlb:{ratings}:<c>``      zset    player id → rating, the non-provisional players of ``c``
 ``rg:{ratings}:<game>``    string  the game's result is applied (expires 30 days after its end)
 ``mineduel:secret``        string  the shared token-signing key when ``SECRET_KEY`` is unset
+``pool:{pairing}:<pool>``  zset    quick pairing: the pool's waiting seeks → rating (rated
+                                   pools) or join time in ms (casual pools)
+``seeks:{pairing}``        hash    seek id → the waiting seek (JSON: player, name, pool,
+                                   rating, joined ms, the room and seat it would open)
+``seeks-live:{pairing}``   zset    seek id → alive until (ms), waiting or paired; its
+                                   process pushes it on while the seeker waits
+``seekers:{pairing}``      hash    player id → the player's one seek (waiting or paired)
+``paired:{pairing}``       hash    seek id → its pair (JSON: room, pool, formed ms, players)
+                                   until the seeker is told
+``pairing:{pairing}:events`` chan  pairs whose room is open (the pair's JSON); ``{"ended"}``
 =========================  ======  ==========================================================
 
 (``clocks`` and ``web:lobby`` are global keys: on a Redis Cluster each would have to become one
@@ -33,8 +43,10 @@ ZSET per slot, or live outside the commit script as ``web:lobby`` already does.)
 Families beyond rooms carry one hash tag each, because one script must touch keys of any two
 members: ``{solo}`` (classic results), ``{players}`` (a name claim frees one name and takes
 another), ``{ratings}`` (a game updates two players' ratings, histories and a leaderboard and
-marks the game applied). Each family is one slot on a cluster; they are written once per
-finished game or per rename, never per move. ``tests/server/store/test_key_slots.py`` checks
+marks the game applied), ``{pairing}`` (a seek checks the player's other seeks in any pool and
+takes a partner out of its pool: :mod:`server.store.pairing`; tests pass a tag of their own).
+Each family is one slot on a cluster; they are written once per finished game, rename or seek,
+never per move. ``tests/server/store/test_key_slots.py`` checks
 that every script is called with keys of one slot.
 """
 
@@ -104,6 +116,36 @@ def rating_board_key(category: str) -> str:
 def rated_game_key(game_id: str) -> str:
     """Present while a game's result counts as applied (exactly once per game)."""
     return f"rg:{{ratings}}:{game_id}"
+
+
+PAIRING = "pairing"
+"""The quick-pairing family's hash tag (tests pass their own, to keep apart on one server)."""
+
+
+def pool_key(pool_id: str, tag: str = PAIRING) -> str:
+    """A pairing pool's waiting seeks. Every pairing key carries one hash tag: one slot, so
+    one script sees a player's seek in any pool and takes a partner out of a pool."""
+    return f"pool:{{{tag}}}:{pool_id}"
+
+
+def seeks_key(tag: str = PAIRING) -> str:
+    return f"seeks:{{{tag}}}"
+
+
+def seeks_live_key(tag: str = PAIRING) -> str:
+    return f"seeks-live:{{{tag}}}"
+
+
+def seekers_key(tag: str = PAIRING) -> str:
+    return f"seekers:{{{tag}}}"
+
+
+def paired_key(tag: str = PAIRING) -> str:
+    return f"paired:{{{tag}}}"
+
+
+def pairing_channel(tag: str = PAIRING) -> str:
+    return f"pairing:{{{tag}}}:events"
 
 
 def room_of_channel(name: bytes | str) -> str:

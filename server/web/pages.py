@@ -33,6 +33,8 @@ from ..store.players import NameTaken
 from ..store.service import RoomRefused
 from .html_codec import oob
 from .lobby import Lobby, list_room
+from .pair_pages import quick_controls
+from .pair_pages import routes as pair_routes
 from .site import (
     Web,
     error_page,
@@ -75,7 +77,7 @@ async def _home(request: Request, web: Web, me: Player | None, target: str, stat
     except Exception:  # Redis away: the page shows an empty lobby rather than failing
         lobby = Lobby()
     return web.render("home.html", status_code=status_code, me=me, lobby=lobby, next=target, error=error,
-                      computer_levels=COMPUTER_LEVELS)
+                      computer_levels=COMPUTER_LEVELS, quick_pools=quick_controls())
 
 
 async def guest(request: Request) -> Response:
@@ -372,4 +374,5 @@ routes = [
     Route("/play/computer", play_computer, methods=["POST"], middleware=_headers),
     Route("/static/v/{version}/{path:path}", static, middleware=_headers),
     *solo_routes,
+    *pair_routes,
 ]

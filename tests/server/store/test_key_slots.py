@@ -24,17 +24,28 @@ import redis.asyncio as aioredis
 from redis.crc import key_slot
 from redis.exceptions import ResponseError
 
+from server.core.pools import POOLS
+from server.core.room import Player
 from server.store import scripts
+from server.store.pairing import Pair, PairingStore, Ticket
 from server.store.players import Players, Ratings
 from server.store.store import Store
 
 ROOM, ANNA, BEN = "r0Sample", "gAnna", "gBen"
+POOL = POOLS["live-3+2/coan/rated"]
+SEEK = Ticket("sSample", Player(ANNA, "Anna"), POOL, 1500.0, 1_700_000_000_000, ROOM, 0)
+PAIR = Pair(ROOM, POOL, 1_700_000_000_000, (Player(ANNA, "Anna"), Player(BEN, "Ben")), ("sSample", "sOther"))
+PAIRING_KEYS = ["seeks-live:{pairing}", "seeks:{pairing}", "seekers:{pairing}", "paired:{pairing}",
+                "pairing:{pairing}:events"]
 
 SCRIPTS = {name: text for name, text in vars(scripts).items()
-           if name.isupper() and isinstance(text, str) and "redis.call" in text}
+           if name.isupper() and not name.startswith("_") and isinstance(text, str) and "redis.call" in text}
+"""The scripts (``_``-prefixed names are parts that several scripts share)."""
 BY_SHA = {hashlib.sha1(text.encode()).hexdigest(): name for name, text in SCRIPTS.items()}
 ANSWERS: dict[str, Any] = {"COMMIT": [1, b"2"], "PRESENCE": 0, "SOLO_RESULT": 1, "NAME_CLAIM": b"ok",
-                           "RATING_RESULT": b"applied", "DROP_DUE": 1}
+                           "RATING_RESULT": b"applied", "DROP_DUE": 1, "PAIRING_SEEK": [b"waiting"],
+                           "PAIRING_MATCH": [], "PAIRING_END": [b"gone"], "PAIRING_REFRESH": [b"w"],
+                           "PAIRING_SWEEP": 0, "PAIRING_ANNOUNCE": 1}
 """What each script answers when it succeeds, so the call site goes on as after a real call."""
 
 
@@ -69,6 +80,7 @@ class Sites:
         for client in (self.store.redis, self.redis):
             client.evalsha = recorder.redis_evalsha  # type: ignore[method-assign]
         self.players, self.ratings = Players(self.redis), Ratings(self.redis)
+        self.pairing = PairingStore(self.redis)
 
     async def close(self) -> None:
         await self.store.close()
@@ -95,6 +107,16 @@ CALL_SITES: dict[str, tuple[str, CallSite, list[str]]] = {
                              lambda s: s.ratings.apply_result(ROOM, "blitz", (ANNA, BEN), 1.0, 1_700_000_000_000),
                              ["rg:{ratings}:r0Sample", "rt:{ratings}:gAnna", "rt:{ratings}:gBen",
                               "rh:{ratings}:gAnna:blitz", "rh:{ratings}:gBen:blitz", "rlb:{ratings}:blitz"]),
+    "PairingStore.seek": ("PAIRING_SEEK", lambda s: s.pairing.seek(SEEK, 1_700_000_000_000),
+                          [*PAIRING_KEYS, "pool:{pairing}:live-3+2/coan/rated"]),
+    "PairingStore.match": ("PAIRING_MATCH", lambda s: s.pairing.match(POOL, 1_700_000_000_000),
+                           [*PAIRING_KEYS, "pool:{pairing}:live-3+2/coan/rated"]),
+    "PairingStore.end": ("PAIRING_END", lambda s: s.pairing.end(SEEK, take=True),
+                         [*PAIRING_KEYS, "pool:{pairing}:live-3+2/coan/rated"]),
+    "PairingStore.refresh": ("PAIRING_REFRESH", lambda s: s.pairing.refresh(["sSample"], 1_700_000_000_000),
+                             PAIRING_KEYS),
+    "PairingStore.sweep": ("PAIRING_SWEEP", lambda s: s.pairing.sweep(1_700_000_000_000), PAIRING_KEYS),
+    "PairingStore.announce": ("PAIRING_ANNOUNCE", lambda s: s.pairing.announce(PAIR, told=SEEK), PAIRING_KEYS),
 }
 
 KNOWN_CROSS_SLOT = {"Store.commit": "clocks is one global ZSET (docs/ARCHITECTURE.md, Clocks: a known limit)"}
@@ -162,10 +184,12 @@ def test_the_commits_room_keys_share_one_slot(recorded) -> None:
 
 
 def test_the_families_use_their_own_slots(recorded) -> None:
-    """Sanity of the recording: a room, ``{solo}``, ``{players}`` and ``{ratings}`` are four slots."""
+    """Sanity of the recording: a room, ``{solo}``, ``{players}``, ``{ratings}`` and ``{pairing}``
+    are five slots."""
     first_keys = [recorded[site][0][1][0] for site in
-                  ("Store.set_presence", "Store.record_solo", "Players.register", "Ratings.apply_result")]
-    assert len(slots(first_keys)) == 4
+                  ("Store.set_presence", "Store.record_solo", "Players.register", "Ratings.apply_result",
+                   "PairingStore.seek")]
+    assert len(slots(first_keys)) == 5
 
 
 @pytest.fixture
