@@ -14,6 +14,12 @@ Figures:
   seeks was sent) until *both* players hold the game (the later of the two answers arrived).
   This is the server's part; a first seeker's wait for a partner to arrive is not in it.
 - **seeker wait** (for context): each seeker's own request time, partner's arrival included.
+- **lobby push** (``--watchers``, after the pairing): that many lobby sockets (``/lobby/ws``)
+  over both processes, then ``--challenges`` open challenges made one after another over the
+  API by a creator whose socket is open: the time from the challenge's creation until every
+  lobby socket has been sent it (the lobby is read once a second per process, so this is
+  bounded by ``MINEDUEL_LOBBY_REFRESH_S`` by design), and the two app processes' CPU per
+  lobby frame sent in that phase (``/proc`` times over the frames counted by the sockets).
 
 Seekers left alone when arrivals stop (a pool with an odd count) have their requests closed
 ``--settle-s`` seconds after the last arrival, which ends their seeks; they are counted, not
@@ -171,7 +177,62 @@ def report(seeks: list[Seek]) -> None:
     print(figures("seeker wait (own request, partner's arrival included)", waits))
 
 
-async def bench(args: argparse.Namespace, urls: list[str]) -> None:
+def cpu_s(pids: list[int]) -> float:
+    """User + system CPU seconds of ``pids`` so far (``/proc/<pid>/stat``)."""
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+async def lobby_push(args: argparse.Namespace, urls: list[str], apis: list[Api], pids: list[int]) -> None:
+    from websockets.asyncio.client import connect
+
+    from server.client import GameSocket
+
+    watchers = [await connect(url.replace("http", "ws", 1) + "/lobby/ws", origin=url, open_timeout=30)
+                for i in range(args.watchers) for url in [urls[i % 2]]]
+    seen: list[dict[str, float]] = [{} for _ in watchers]
+    frames = [0]
+
+    async def read(i: int) -> None:
+        async for frame in watchers[i]:
+            frames[0] += 1
+            for room_id in list(pending):
+                if f'id="challenge-{room_id}"' in frame and room_id not in seen[i]:
+                    seen[i][room_id] = time.perf_counter()
+
+    pending: dict[str, float] = {}
+    readers = [asyncio.create_task(read(i)) for i in range(len(watchers))]
+    creator = (await apis[0].guest()).token
+    delays: list[float] = []
+    await asyncio.sleep(2)  # every socket had its first frames
+    before, frames[0] = cpu_s(pids), 0
+    try:
+        for _ in range(args.challenges):
+            game = await apis[0].create_game(creator, seat=0)
+            made = pending[game["id"]] = time.perf_counter()
+            async with await GameSocket.connect(urls[0], game["id"], creator):  # the creator is here
+                deadline = made + 10
+                while time.perf_counter() < deadline and not all(game["id"] in s for s in seen):
+                    await asyncio.sleep(0.01)
+            if all(game["id"] in s for s in seen):
+                delays.append(max(s[game["id"]] for s in seen) - made)
+            await apis[0].request("POST", f"/api/v1/games/{game['id']}/abort", creator, {})
+    finally:
+        used = cpu_s(pids) - before
+        for task in readers:
+            task.cancel()
+        for ws in watchers:
+            await ws.close()
+    print(figures(f"lobby push (challenge made -> all {len(watchers)} lobby sockets have it)", delays))
+    if frames[0]:
+        print(f"lobby frames sent {frames[0]}, app CPU {used:.2f} s: {1e6 * used / frames[0]:.0f} µs per lobby "
+              f"frame (the two processes, everything they did in that phase)")
+
+
+async def bench(args: argparse.Namespace, urls: list[str], pids: list[int]) -> None:
     apis = [Api(url, timeout_s=90, max_connections=args.seekers + 50) for url in urls]
     try:
         tokens = await make_guests(apis, args.seekers)
@@ -182,6 +243,8 @@ async def bench(args: argparse.Namespace, urls: list[str]) -> None:
               f"({args.seekers / args.arrive_s:.0f}/s) in {args.pools} pools; load average {loadavg()}", flush=True)
         await run_seeks(apis, seeks, args.settle_s)
         report(seeks)
+        if args.watchers:
+            await lobby_push(args, urls, apis, pids)
     finally:
         for api in apis:
             await api.close()
@@ -194,12 +257,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--pools", type=int, default=len(POOLS), choices=range(1, len(POOLS) + 1))
     ap.add_argument("--settle-s", type=float, default=5.0, help="after the last arrival, before closing the rest")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--watchers", type=int, default=200, help="lobby sockets for the lobby push (0: none)")
+    ap.add_argument("--challenges", type=int, default=20)
     args = ap.parse_args(argv)
     print("command: " + shlex.join(["python", "bench/lobby.py", *(argv if argv is not None else sys.argv[1:])]))
     print(f"before: machine-speed gauge {gauge_s():.2f} s, load average {loadavg()}", flush=True)
     with BenchServer() as first, tempfile.TemporaryDirectory(prefix="mineduel-lobby-") as data:
         with Second(first.valkey_url, Path(data)) as second:
-            asyncio.run(bench(args, [first.url, second.url]))
+            asyncio.run(bench(args, [first.url, second.url], [*first.app_pids, second.process.pid]))
     print(f"after: machine-speed gauge {gauge_s():.2f} s, load average {loadavg()}")
 
 
