@@ -47,35 +47,52 @@ from .geometry import Cell
 from .moves import Explore, Mark, Move
 from .rules import RULESETS, Action
 
-__all__ = ["GameAnalysis", "MoveOdds", "PlayerOdds", "StepOdds", "analyze_game", "percent", "permille"]
+__all__ = ["GameAnalysis", "MoveOdds", "PlayerOdds", "StepOdds", "analyze_game", "percent", "percent_code",
+           "percent_text"]
 
 NOT_HIDDEN = -1
-""":meth:`StepOdds.permilles` of a cell that is not hidden (a number or a visible mine)."""
+""":meth:`StepOdds.codes` of a cell that is not hidden (a number or a visible mine)."""
 
 
-def percent(p: Fraction) -> str:
-    """A probability as people read it: ``"41 %"``; ``"0 %"`` and ``"100 %"`` only when exact,
-    ``"<1 %"`` and ``">99 %"`` for what would round to them."""
+LESS_THAN_1 = 101
+""":func:`percent_code` of a chance above 0 that would round to 0 %."""
+MORE_THAN_99 = 102
+""":func:`percent_code` of a chance below 1 that would round to 100 %."""
+
+
+def percent_code(p: Fraction | float) -> int:
+    """A probability in whole percent, from its float (the exact value rounded once, so the
+    float in the data and the text on a page always agree): 0 and 100 only when exact,
+    :data:`LESS_THAN_1` and :data:`MORE_THAN_99` for what would round to them."""
     if p == 0:
-        return "0 %"
+        return 0
     if p == 1:
-        return "100 %"
+        return 100
+    return _inexact_code(float(p))
+
+
+def _inexact_code(p: float) -> int:
     whole = round(p * 100)
     if whole < 1:
-        return "<1 %"
+        return LESS_THAN_1
     if whole > 99:
+        return MORE_THAN_99
+    return whole
+
+
+def percent_text(code: int) -> str:
+    """``"41 %"``, ``"<1 %"``, ``">99 %"`` for a :func:`percent_code`."""
+    if code == LESS_THAN_1:
+        return "<1 %"
+    if code == MORE_THAN_99:
         return ">99 %"
-    return f"{whole} %"
+    return f"{code} %"
 
 
-def permille(mine_layouts: int, layouts: int) -> int:
-    """``mine_layouts / layouts`` in thousandths, rounded half up, 0 and 1000 only when exact
-    (so a tint never calls a possible mine proven safe, or the reverse)."""
-    if mine_layouts == 0:
-        return 0
-    if mine_layouts == layouts:
-        return 1000
-    return min(999, max(1, (2000 * mine_layouts + layouts) // (2 * layouts)))
+def percent(p: Fraction | float) -> str:
+    """A probability as people read it: ``"41 %"``; ``"0 %"`` and ``"100 %"`` only when exact,
+    ``"<1 %"`` and ``">99 %"`` for what would round to them."""
+    return percent_text(percent_code(p))
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,12 +109,13 @@ class StepOdds:
     def probability(self, cell: Cell) -> Fraction:
         return Fraction(self.mine_layouts[cell], self.layouts)
 
-    def permilles(self, width: int, height: int) -> list[int]:
-        """Row by row, each cell's :func:`permille`, or :data:`NOT_HIDDEN`."""
+    def codes(self, width: int, height: int) -> list[int]:
+        """Row by row, each cell's :func:`percent_code`, or :data:`NOT_HIDDEN`."""
         found = self.mine_layouts
         total = self.layouts
-        return [permille(found[(r, c)], total) if (r, c) in found else NOT_HIDDEN
-                for r in range(height) for c in range(width)]
+        codes = {n: 0 if n == 0 else 100 if n == total else _inexact_code(n / total)  # int / int: rounded once
+                 for n in set(found.values())}
+        return [codes[found[(r, c)]] if (r, c) in found else NOT_HIDDEN for r in range(height) for c in range(width)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,8 +270,8 @@ class GameAnalysis:
         return {"moves": [m.to_data() for m in self.moves], "players": [p.to_data() for p in self.players]}
 
     def steps_data(self) -> list[list[Any]]:
-        """Per replay step ``[seat or None, permilles row by row]`` (:meth:`StepOdds.permilles`)."""
-        return [[s.seat, s.permilles(self.width, self.height)] for s in self.steps]
+        """Per replay step ``[seat or None, percent codes row by row]`` (:meth:`StepOdds.codes`)."""
+        return [[s.seat, s.codes(self.width, self.height)] for s in self.steps]
 
 
 def analyze_game(setup: Setup, log: Sequence[tuple[int, Move]]) -> GameAnalysis:

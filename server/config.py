@@ -102,6 +102,9 @@ class Settings:
     """Retention of a finished game's keys (state and move log), renewed by a rematch offer; 0 = forever."""
     idle_ttl_s: int = 7 * 86_400
     """An unfinished game's keys expire this long after its last change (abandoned rooms); 0 = never."""
+    analyse_at_end: bool = True
+    """Start a duel's analysis (server/store/analyses.py) in the worker process as soon as the
+    game ends; off = on its first request only."""
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -148,4 +151,5 @@ class Settings:
             log_level=e.get("LOG_LEVEL", "info"),
             finished_ttl_s=int(e.get("MINEDUEL_FINISHED_TTL_S", str(30 * 86_400))),
             idle_ttl_s=int(e.get("MINEDUEL_IDLE_TTL_S", str(7 * 86_400))),
+            analyse_at_end=_bool(e.get("MINEDUEL_ANALYSE_AT_END"), True),
         )

@@ -15,12 +15,13 @@ from hypothesis import strategies as st
 
 from engine import Duel, Explore, Mark, Resign, Setup
 from engine.analysis import (
+    MORE_THAN_99,
     NOT_HIDDEN,
     GameAnalysis,
     MoveOdds,
     analyze_game,
     percent,
-    permille,
+    percent_code,
 )
 from engine.bots import bot_move
 from engine.rules import RULESETS, Action
@@ -51,7 +52,7 @@ def mover_layouts(duel: Duel, seat: int | None) -> tuple[list, list[frozenset]]:
 
 
 def reference(setup: Setup, log) -> tuple[list[dict], list[list[int]]]:
-    """Per explore/mark: its figures by enumeration; per replay step: the permilles."""
+    """Per explore/mark: its figures by enumeration; per replay step: the percent codes."""
     rules = RULESETS[setup.ruleset]
     duel = Duel(setup)
     moves, steps = [], []
@@ -59,7 +60,7 @@ def reference(setup: Setup, log) -> tuple[list[dict], list[list[int]]]:
         mover = duel.to_move
         hidden, layouts = mover_layouts(duel, mover)
         count = {c: sum(c in lay for lay in layouts) for c in hidden}
-        steps.append([permille(count[(r, c)], len(layouts)) if (r, c) in count else NOT_HIDDEN
+        steps.append([percent_code(Fraction(count[(r, c)], len(layouts))) if (r, c) in count else NOT_HIDDEN
                       for r in range(setup.height) for c in range(setup.width)])
         if isinstance(move, (Explore, Mark)):
             cell = move.cell
@@ -84,7 +85,7 @@ def reference(setup: Setup, log) -> tuple[list[dict], list[list[int]]]:
             moves[-1]["number"] = duel.lines[-1].number
     hidden, layouts = mover_layouts(duel, None) if duel.outcome is not None else mover_layouts(duel, duel.to_move)
     count = {c: sum(c in lay for lay in layouts) for c in hidden}
-    steps.append([permille(count[(r, c)], len(layouts)) if (r, c) in count else NOT_HIDDEN
+    steps.append([percent_code(Fraction(count[(r, c)], len(layouts))) if (r, c) in count else NOT_HIDDEN
                   for r in range(setup.height) for c in range(setup.width)])
     return moves, steps
 
@@ -130,7 +131,7 @@ def check_against_reference(setup: Setup, log) -> GameAnalysis:
         assert got.expected_points == want["expected"]
         assert got.luck == got.points - want["expected"]
         assert got.mine == (got.cell in setup.mines)
-    assert [s.permilles(setup.width, setup.height) for s in result.steps] == steps
+    assert [s.codes(setup.width, setup.height) for s in result.steps] == steps
     return result
 
 
@@ -187,7 +188,7 @@ def test_full_games_add_up(seed, ruleset):
         assert player.moves == len(mine)
         assert player.luck == sum(m.points for m in mine) - sum(m.expected_points for m in mine)
         assert player.safest_share == Fraction(sum(m.safest for m in mine), len(mine))
-    assert all(0 <= x <= 1000 or x == NOT_HIDDEN for s in result.steps for x in s.permilles(11, 11))
+    assert all(0 <= x <= MORE_THAN_99 or x == NOT_HIDDEN for s in result.steps for x in s.codes(11, 11))
     # the strong bot (seat 1) makes deliberate wrong marks: until that cell opens, each of its
     # own moves had a cell it knew to be safe
     for m in result.moves:
@@ -228,8 +229,9 @@ def test_a_resigned_game_ends_with_public_odds_and_no_moves_is_fine():
 def test_percent_never_rounds_to_certainty():
     assert [percent(Fraction(x)) for x in (0, 1, Fraction(1, 1000), Fraction(999, 1000), Fraction(41, 100))] == [
         "0 %", "100 %", "<1 %", ">99 %", "41 %"]
-    assert [permille(0, 7), permille(7, 7), permille(1, 10**6), permille(10**6 - 1, 10**6), permille(1, 3)] == [
-        0, 1000, 1, 999, 333]
+    assert [percent_code(Fraction(x)) for x in (0, 1, Fraction(1, 10**6), Fraction(10**6 - 1, 10**6),
+                                                Fraction(1, 3))] == [0, 100, 101, 102, 33]
+    assert percent(Fraction(3, 200)) == percent(3 / 200)  # the page formats the float the data holds
 
 
 def odds(action: Action, p: Fraction, low: Fraction, high: Fraction, mine: bool) -> MoveOdds:
