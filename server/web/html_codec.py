@@ -163,22 +163,15 @@ class HtmlCodec:
         at = max(0, min(at, len(log)))
         view = room.game.position(at)
         names = player_names(room)
+        line, number = self._step_line(room, at, names)
         shown = len(view.moves)
         final = room.view(SPECTATOR)
-        if at == 0:
-            line = "The start"
-        elif isinstance(log[at - 1][1], (Explore, Mark)):
-            line = move_text(final.moves[shown - 1], names).text
-        else:
-            line = outcome_text(final.outcome, view.scores, names, SPECTATOR) if final.outcome else ""
         look = ReplayLook(room.id, at, len(log), view.scores, line, odds)
         m = self.m
         cells = board_looks(view, names, playable=False, end="final" if at == len(log) else "replay")
         out: dict[str, Any] = {}
         if room.kind == "duel":
-            played = at > 0 and isinstance(log[at - 1][1], (Explore, Mark))
-            out["odds"] = m.odds(odds_look(room.id, at, odds, analysis, names, shown if played else None,
-                                           line if at else "The start: no move yet.", failed=odds_failed))
+            out["odds"] = self.odds(room, at, analysis, odds, odds_failed)
             if odds and analysis is not None:
                 cells = overlay(cells, analysis, at)
         return {
@@ -191,6 +184,31 @@ class HtmlCodec:
             "replay": m.replay(look, names),
             "look": look,
         }
+
+    def odds(self, room: Room, at: int, analysis: StoredAnalysis | None, on: bool = False,
+             failed: bool = False) -> Markup:
+        """Only the ``odds`` element of a finished duel's replay step ``at`` (clamped): no replay
+        of the game is needed for it (see :meth:`replay`)."""
+        at = max(0, min(at, len(room.game.log)))
+        names = player_names(room)
+        line, number = self._step_line(room, at, names)
+        return self.m.odds(odds_look(room.id, at, on, analysis, names, number,
+                                     line if at else "The start: no move yet.", failed=failed))
+
+    @staticmethod
+    def _step_line(room: Room, at: int, names: Sequence[str | None]) -> tuple[str, int | None]:
+        """What led to replay step ``at`` in words (the move-list line, or the outcome after a
+        resignation, a timeout...), and the move-list number of that line when it was an
+        explore or a mark (each adds one line: the lines so far are the plays so far)."""
+        log = room.game.log
+        if at == 0:
+            return "The start", None
+        final = room.view(SPECTATOR)
+        if isinstance(log[at - 1][1], (Explore, Mark)):
+            shown = sum(1 for _, move in log[:at] if isinstance(move, (Explore, Mark)))
+            return move_text(final.moves[shown - 1], names).text, shown
+        # anything else ends the game: the last step, whose scores are the final ones
+        return (outcome_text(final.outcome, final.scores, names, SPECTATOR) if final.outcome else ""), None
 
     # ------------------------------------------------------------------ Codec
 

@@ -82,6 +82,11 @@ class OddsLook:
     def href(self, on: bool) -> str:
         return f"/g/{self.room_id}/replay?at={self.at}" + ("&odds=1" if on else "")
 
+    @property
+    def load_href(self) -> str:
+        """Where a pending element gets itself: the element alone (no replay of the game)."""
+        return f"/g/{self.room_id}/odds?at={self.at}" + ("&odds=1" if self.on else "")
+
     def page_href(self, on: bool) -> str:
         return f"/g/{self.room_id}?at={self.at}" + ("&odds=1" if on else "")
 

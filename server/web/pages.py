@@ -326,6 +326,22 @@ async def replay_step(request: Request) -> Response:
     return HTMLResponse(body, headers={"cache-control": "no-store"})
 
 
+async def odds_step(request: Request) -> Response:
+    """The odds element of a finished duel's replay step alone (what the element that loads
+    itself at the end asks for): an OOB fragment for htmx, else the page of that step."""
+    web, room, failed = await load_room(request)
+    if failed is not None or room is None:
+        return failed  # type: ignore[return-value]
+    at = _at(request) or 0
+    if room.status is not Status.OVER or room.kind != "duel":
+        return error_page(web, 409, "Not yet", "The odds are published when the game is over.", web.player_of(request))
+    odds = _odds(request)
+    if request.headers.get("hx-request") != "true":
+        return redirect(f"/g/{room.id}?at={at}" + ("&odds=1" if odds else ""))
+    analysis, broken = await _analysis(request, room)
+    return HTMLResponse(oob(web.codec.odds(room, at, analysis, odds, broken)), headers={"cache-control": "no-store"})
+
+
 async def join_room(request: Request) -> Response:
     web = web_of(request)
     room_id = request.path_params["id"]
@@ -388,6 +404,7 @@ routes = [
     Route("/join", join_by_code, middleware=_headers),
     Route("/g/{id}", room_page, middleware=_headers),
     Route("/g/{id}/replay", replay_step, middleware=_headers),
+    Route("/g/{id}/odds", odds_step, middleware=_headers),
     Route("/g/{id}/join", join_room, methods=["POST"], middleware=_headers),
     Route("/g/{id}/rematch", rematch, methods=["POST"], middleware=_headers),
     Route("/g/{id}/rematch/decline", decline_rematch, methods=["POST"], middleware=_headers),

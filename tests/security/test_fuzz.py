@@ -396,7 +396,7 @@ def test_out_of_order_frames(arena):
 # ---------------------------------------------------------------------- HTTP
 
 ROUTES = {  # path → the method it serves (others get 405)
-    "/": "GET", "/guest": "POST", "/games": "POST", "/join": "GET", "/g/{id}": "GET", "/g/{id}/replay": "GET",
+    "/": "GET", "/guest": "POST", "/games": "POST", "/join": "GET", "/g/{id}": "GET", "/g/{id}/replay": "GET", "/g/{id}/odds": "GET",
     "/g/{id}/join": "POST", "/g/{id}/rematch": "POST", "/g/{id}/ws": "GET", "/static/v/{id}/app.css": "GET",
     "/static/v/x/{id}": "GET", "/api/v1/guests": "POST", "/api/v1/games": "POST", "/api/v1/games/{id}": "GET",
     "/api/v1/games/{id}/join": "POST", "/api/v1/games/{id}/record": "GET", "/api/v1/games/{id}/rematch": "POST",

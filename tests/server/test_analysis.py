@@ -76,7 +76,7 @@ def nothing_before_the_end(client: TestClient, kv: redis.Redis, room_id: str) ->
     answer = client.get(f"/api/v1/games/{room_id}/analysis")
     assert answer.status_code == 409 and answer.json()["error"]["code"] == "not_over"
     hx = {"hx-request": "true"}
-    for url in (f"/g/{room_id}/replay?at=1&odds=1", f"/g/{room_id}/replay?at=1"):
+    for url in (f"/g/{room_id}/replay?at=1&odds=1", f"/g/{room_id}/replay?at=1", f"/g/{room_id}/odds?at=1"):
         page = client.get(url, headers=hx)
         assert page.status_code == 409
         assert 'id="odds' not in page.text

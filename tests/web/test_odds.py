@@ -108,6 +108,13 @@ def test_the_element_loads_itself_until_the_analysis_is_there(client: TestClient
     room = client.portal.call(client.app.state.rooms.load, room_id)
     snapshot = client.app.state.web.codec.snapshot(room, 2)  # what the socket sends at the end
     pending = re.search(r'<section id="odds"[^>]*>', snapshot).group(0)
-    assert 'hx-trigger="load"' in pending and f'hx-get="/g/{room_id}/replay?at={len(duel.log)}"' in pending
-    filled = client.get(f"/g/{room_id}/replay?at={len(duel.log)}", headers=HX).text
+    assert 'hx-trigger="load"' in pending and f'hx-get="/g/{room_id}/odds?at={len(duel.log)}"' in pending
+    filled = client.get(f"/g/{room_id}/odds?at={len(duel.log)}", headers=HX).text
+    assert filled.startswith('<section hx-swap-oob="true" id="odds"') and filled.count('id="odds"') == 1
     assert 'hx-trigger="load"' not in filled and 'id="odds-players"' in filled
+    # the element alone says what the whole step says
+    step = client.get(f"/g/{room_id}/replay?at={len(duel.log)}", headers=HX).text
+    assert filled in step
+    for at in (0, 1, 5):
+        alone = client.get(f"/g/{room_id}/odds?at={at}", headers=HX).text
+        assert alone in client.get(f"/g/{room_id}/replay?at={at}", headers=HX).text
