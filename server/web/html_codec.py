@@ -163,7 +163,7 @@ class HtmlCodec:
         at = max(0, min(at, len(log)))
         view = room.game.position(at)
         names = player_names(room)
-        line, number = self._step_line(room, at, names)
+        line, _ = self._step_line(room, at, names)
         shown = len(view.moves)
         final = room.view(SPECTATOR)
         look = ReplayLook(room.id, at, len(log), view.scores, line, odds)

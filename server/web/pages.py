@@ -267,8 +267,8 @@ async def room_page(request: Request) -> Response:
         return solo_room_page(request, web, room, me, viewer)
     codec = web.codec
     at = _at(request) if room.status is Status.OVER else None
-    analysis, failed = await _analysis(request, room) if room.status is Status.OVER else (None, False)
-    areas = codec.areas(room, viewer, at=at, analysis=analysis, odds=_odds(request), odds_failed=failed)
+    analysis, broken = await _analysis(request, room) if room.status is Status.OVER else (None, False)
+    areas = codec.areas(room, viewer, at=at, analysis=analysis, odds=_odds(request), odds_failed=broken)
     attendance = request.app.state.hub.attendance(room.id)  # the socket's presence frame brings it fresh
     names = player_names(room)
     title = f"{names[0] or '…'} vs {names[1] or '…'}"
@@ -320,8 +320,8 @@ async def replay_step(request: Request) -> Response:
     odds = _odds(request)
     if request.headers.get("hx-request") != "true":
         return redirect(f"/g/{room.id}?at={at}" + ("&odds=1" if odds else ""))
-    analysis, failed = await _analysis(request, room)
-    parts = web.codec.replay(room, at, analysis, odds, failed)
+    analysis, broken = await _analysis(request, room)
+    parts = web.codec.replay(room, at, analysis, odds, broken)
     body = "".join(oob(parts[k]) for k in ("board", "moves", "replay", "mines-left", "odds") if k in parts)
     return HTMLResponse(body, headers={"cache-control": "no-store"})
 
