@@ -36,6 +36,7 @@ from .embedded_redis import EmbeddedRedis
 from .gc_policy import GcPolicy
 from .metrics import Metrics
 from .store import sweeper
+from .store.analyses import Analyses
 from .store.cache import RoomCache
 from .store.fanout import Codec, Fanout
 from .store.hub import Hub
@@ -73,7 +74,8 @@ class Parts:
         store = Store(url, waitaof=settings.waits_for_aof, lean=settings.lean_redis)
         cache = RoomCache()
         rooms = RoomService(store, cache, metrics, retries=settings.commit_retries,
-                            retention=Retention(settings.finished_ttl_s, settings.idle_ttl_s))
+                            retention=Retention(settings.finished_ttl_s, settings.idle_ttl_s),
+                            analyses=Analyses(store, metrics, at_end=settings.analyse_at_end))
         hub = Hub(rooms, cache, Fanout(codecs, metrics), Presence(store, metrics),
                   pubsub or open_pubsub(url, lean=settings.lean_redis), metrics)
         ratings = Ratings(store.redis)
@@ -160,6 +162,7 @@ def create_app(
                 await pairing.close()
             if hub is not None:
                 await hub.stop()
+            await rooms.analyses.close()
             rooms.offload.close()
             await store.close()
             if embedded is not None:

@@ -121,6 +121,9 @@ class Settings:
     unlimited after this many seconds (server/core/pools.py, ``Window``)."""
     pairing_computer_after_s: float = 20.0
     """The quick-pairing page offers "Play the computer instead" after this long alone; 0 = never."""
+    analyse_at_end: bool = True
+    """Start a duel's analysis (server/store/analyses.py) in the worker process as soon as the
+    game ends; off = on its first request only."""
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -171,4 +174,5 @@ class Settings:
             pairing_live_s=float(e.get("MINEDUEL_PAIRING_LIVE_S", "6")),
             pairing_window=_numbers(e.get("MINEDUEL_PAIRING_WINDOW"), cls.pairing_window),
             pairing_computer_after_s=float(e.get("MINEDUEL_PAIRING_COMPUTER_AFTER_S", "20")),
+            analyse_at_end=_bool(e.get("MINEDUEL_ANALYSE_AT_END"), True),
         )

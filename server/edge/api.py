@@ -27,6 +27,7 @@ from ..core.pools import Pool, PoolError, pool_of
 from ..core.ratings import clock_category
 from ..core.room import Player, Room
 from ..outage import redis_down
+from ..store.analyses import NotAnalysed
 from ..store.matchmaker import AlreadySeeking, Paired, Unpaired
 from ..store.players import NameTaken
 from ..store.results import MODES
@@ -379,6 +380,16 @@ async def get_record(request: Request) -> JSONResponse:
 
 
 @_handles
+async def get_analysis(request: Request) -> JSONResponse:
+    """After the end: every move's odds and each player's summary (docs/PROTOCOL.md, "Analysis")."""
+    try:
+        found = await request.app.state.rooms.analysis(request.path_params["id"])
+    except NotAnalysed as exc:
+        raise ApiError(409 if exc.code == Refused.NOT_OVER.value else 404, exc.code, exc.message) from None
+    return JSONResponse(found.to_data())
+
+
+@_handles
 async def rematch(request: Request) -> JSONResponse:
     """Accept the opponent's rematch offer (``201``: the new game) or offer one (``202``: the
     old game, now carrying the offer, which the opponent accepts the same way)."""
@@ -460,6 +471,7 @@ routes = [
     Route("/api/v1/games/{id}", get_game),
     Route("/api/v1/games/{id}/join", join_game, methods=["POST"]),
     Route("/api/v1/games/{id}/record", get_record),
+    Route("/api/v1/games/{id}/analysis", get_analysis),
     Route("/api/v1/games/{id}/rematch", rematch, methods=["POST"]),
     Route("/api/v1/games/{id}/rematch/decline", decline_rematch, methods=["POST"]),
     Route("/api/v1/games/{id}/resign", resign, methods=["POST"]),

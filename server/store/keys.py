@@ -9,6 +9,8 @@ key                        type    content
 ``game:{id}:events``       chan    commit messages ``[b"commit", v, room, events, nonce]``;
                                    presence ``P<n>``
 ``game:{id}:watchers``     hash    spectators per server process (fields expire if it dies)
+``game:{id}:analysis``     string  a finished duel's analysis (msgpack, :mod:`server.store.analyses`);
+                                   expires with the room's state
 ``clocks``                 zset    room id → clock deadline (ms) of rooms with a running clock
 ``web:lobby``              zset    room id → creation time (ms) of the games listed on the home page
 ``web:online``             hash    process id → players connected to that process (the lobby's count)
@@ -77,6 +79,10 @@ def channel(room_id: str) -> str:
 
 def watchers_key(room_id: str) -> str:
     return f"game:{{{room_id}}}:watchers"
+
+
+def analysis_key(room_id: str) -> str:
+    return f"game:{{{room_id}}}:analysis"
 
 
 def solo_board_key(preset: str, mode: str, period: str) -> str:

@@ -8,17 +8,38 @@ future. Arguments and results are pickled (rooms and games are plain values).
 
 Why a process and not a thread: the search is pure Python, so a thread would hold the GIL
 and the loop would only get it back every switch interval (5 ms) while competing for it.
+
+A worker ends by itself once the process that started it is gone (:func:`exit_with_parent`):
+a server killed outright (a crash, ``kill -9``) runs no shutdown code, and its workers would
+otherwise live on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+PARENT_CHECK_S = 0.5
+
+
+def exit_with_parent(parent_pid: int) -> None:
+    """A worker's initializer: a daemon thread that ends the worker once its parent (the server
+    process, ``parent_pid``) is gone, i.e. once the worker has been handed to another parent."""
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 class Offload:
@@ -29,7 +50,8 @@ class Offload:
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` in the worker process (``fn`` and its arguments must pickle)."""
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=exit_with_parent, initargs=(os.getpid(),))
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
 
     def close(self) -> None:

@@ -2,10 +2,15 @@
 
 :data:`COMMIT` is the one compare-and-set of a room change: only if the stored version is
 still the expected one does it write the state, append to the log, update the clock
-deadline, renew the room's retention (``EXPIRE`` on its state and log) and publish. Two
-processes can never both commit version N. ``KEYS``: state, log, channel, clocks.
+deadline, renew the room's retention (``EXPIRE`` on its state and log, and on its analysis,
+which exists only after the end) and publish. Two processes can never both commit version N.
+``KEYS``: state, log, channel, clocks, analysis.
 ``ARGV``: expected version (``-1`` = must not exist), new version, packed room, log entry,
 pub/sub message, room id, deadline ms (``''`` = none), TTL s (``''`` = keep).
+
+:data:`KEEP_ANALYSIS` stores a finished game's analysis once, expiring with the room's state
+(the same time left; none if the state has none): the first writer wins and later ones get
+its bytes back; nothing is stored for a room that is gone.
 
 :data:`DROP_DUE` takes a room out of the ``clocks`` set only if its due time is still the one
 the sweeper read: a commit made since (a new due time, or none) is never undone by a sweeper
@@ -54,9 +59,25 @@ end
 if ARGV[8] ~= '' then
   redis.call('EXPIRE', KEYS[1], ARGV[8])
   redis.call('EXPIRE', KEYS[2], ARGV[8])
+  redis.call('EXPIRE', KEYS[5], ARGV[8])
 end
 redis.call('PUBLISH', KEYS[3], ARGV[5])
 return {1, ARGV[2]}
+"""
+
+KEEP_ANALYSIS = """
+-- KEYS: the room's state, its analysis. ARGV: the analysis.
+-- Returns 1 (stored), 0 (the room is gone: nothing stored) or the analysis stored before.
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -2 then return 0 end
+local old = redis.call('GET', KEYS[2])
+if old then return old end
+if ttl > 0 then
+  redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl)
+else
+  redis.call('SET', KEYS[2], ARGV[1])
+end
+return 1
 """
 
 DROP_DUE = """

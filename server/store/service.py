@@ -51,6 +51,7 @@ from ..core.due import next_due
 from ..core.room import Player, Room, Status
 from ..logs import event
 from ..metrics import Metrics
+from .analyses import Analyses, StoredAnalysis
 from .cache import RoomCache
 from .keys import pack, unpack
 from .messages import commit_message
@@ -111,12 +112,15 @@ class Retention:
 class RoomService:
     def __init__(self, store: Store, cache: RoomCache, metrics: Metrics, *, retries: int = 8,
                  retention: Retention = Retention(), now_ms: Callable[[], int] = wall_ms,
-                 offload: Offload | None = None, results: Results | None = None) -> None:
+                 offload: Offload | None = None, results: Results | None = None,
+                 analyses: Analyses | None = None) -> None:
         self.store = store
         self.offload = offload or Offload()
         """Runs the decisions a game says are costly (a no-guess layout) off the event loop."""
         self.results = results or Results(store, metrics)
         """Told of every commit that ends a game (leaderboards)."""
+        self.analyses = analyses or Analyses(store, metrics)
+        """Finished duels' analyses: started by the commit that ends a game, stored once."""
         self.cache = cache
         self.metrics = metrics
         self.retries = retries
@@ -168,6 +172,15 @@ class RoomService:
         return {"id": room.id, "v": room.version, "kind": room.kind,
                 "players": [p.to_data() if p else None for p in room.players], **room.game.record()}
 
+    async def analysis(self, room_id: str) -> StoredAnalysis:
+        """A finished duel's analysis: the stored one (one read), else the room is loaded
+        (``unknown_room``), checked (:class:`~server.store.analyses.NotAnalysed`: ``not_over``,
+        ``no_analysis``) and its analysis computed off the loop and stored."""
+        found = await self.analyses.stored(room_id)
+        if found is not None:
+            return found
+        return await self.analyses.of(await self.load(room_id))
+
     # ------------------------------------------------------------------ changing
 
     async def act(self, room_id: str, actor: Player | None, command: Command, seen_version: int | None = None,
@@ -195,6 +208,7 @@ class RoomService:
             if await self._commit(room.version, decision, started):
                 if decision.room.status is Status.OVER and room.status is not Status.OVER:
                     await self.results.finished(decision.room)
+                    self.analyses.finished(decision.room)
                 if decision.refusal is not None:
                     raise RoomRefused(decision.refusal)
                 return decision.room

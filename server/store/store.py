@@ -29,6 +29,7 @@ from .keys import (
     ONLINE,
     ONLINE_SEEN,
     SECRET,
+    analysis_key,
     channel,
     log_key,
     solo_bests_key,
@@ -66,6 +67,7 @@ class Store:
         self._presence = self.redis.register_script(scripts.PRESENCE)
         self._drop_due = self.redis.register_script(scripts.DROP_DUE)
         self._solo_result = self.redis.register_script(scripts.SOLO_RESULT)
+        self._keep_analysis = self.redis.register_script(scripts.KEEP_ANALYSIS)
         self.waitaof = waitaof
 
     async def close(self) -> None:
@@ -114,7 +116,7 @@ class Store:
         """
         ok, current = await self.link.evalsha(
             scripts.COMMIT,
-            [state_key(room_id), log_key(room_id), channel(room_id), CLOCKS],
+            [state_key(room_id), log_key(room_id), channel(room_id), CLOCKS, analysis_key(room_id)],
             [
                 -1 if expected is None else expected, version, data, log_entry, message, room_id,
                 "" if deadline_ms is None else deadline_ms, "" if not ttl_s else int(ttl_s),
@@ -143,6 +145,19 @@ class Store:
             return {}
         return {(k.decode() if isinstance(k, bytes) else k): (v.decode() if isinstance(v, bytes) else v)
                 for k, v in found.items() if k in (b"appendonly", b"appendfsync", "appendonly", "appendfsync")}
+
+    async def analysis(self, room_id: str) -> bytes | None:
+        """A finished game's stored analysis (:mod:`server.store.analyses`), if it is stored."""
+        return await self.redis.get(analysis_key(room_id))
+
+    async def keep_analysis(self, room_id: str, data: bytes) -> bytes | None:
+        """Store a finished game's analysis once, expiring with the room; returns what is
+        stored now (``data``, or the bytes an earlier writer stored), ``None`` when the room
+        is gone (nothing stored)."""
+        found = await self._keep_analysis(keys=[state_key(room_id), analysis_key(room_id)], args=[data])
+        if found == 1:
+            return data
+        return found if isinstance(found, bytes) else None
 
     async def move_log(self, room_id: str) -> list[Any]:
         return [unpack(x) for x in await self.redis.lrange(log_key(room_id), 0, -1)]

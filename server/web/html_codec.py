@@ -30,7 +30,9 @@ from markupsafe import Markup
 from engine import SPECTATOR, Event, Explore, Mark, cell_name
 
 from ..core.room import Room, Status
+from ..store.analyses import StoredAnalysis
 from ..store.messages import Attendance
+from .odds_view import odds_look, overlay
 from .solo_codec import SoloHtml
 from .view_model import (
     ClaimLook,
@@ -95,11 +97,13 @@ class HtmlCodec:
 
     # ------------------------------------------------------------------ areas
 
-    def areas(self, room: Room, viewer: int, now_ms: int | None = None, at: int | None = None) -> dict[str, Markup]:
+    def areas(self, room: Room, viewer: int, now_ms: int | None = None, at: int | None = None,
+              analysis: StoredAnalysis | None = None, odds: bool = False, odds_failed: bool = False,
+              ) -> dict[str, Markup]:
         """Every dynamic element of the room page for ``viewer``, by id.
 
         ``at``: for a finished game, show the replay position after ``at`` moves instead of
-        the final board.
+        the final board. ``analysis``, ``odds``, ``odds_failed``: see :meth:`replay`.
         """
         now = _now_ms() if now_ms is None else now_ms
         view = room.view(viewer)
@@ -113,7 +117,7 @@ class HtmlCodec:
         }
         if over:
             # a finished game: the final board (or a replay position) and the replay bar
-            parts = self.replay(room, len(room.game.log) if at is None else at)
+            parts = self.replay(room, len(room.game.log) if at is None else at, analysis, odds, odds_failed)
             out.update({k: parts[k] for k in ("board", "mines-left", "moves")})
             out["endgame"] = m.endgame({
                 "room_id": room.id,
@@ -122,6 +126,7 @@ class HtmlCodec:
                 "offer": rematch_offer_look(room, viewer),
                 "replay": parts["look"],
                 "names": names,
+                "odds": parts.get("odds"),
             })
         else:
             out.update({
@@ -145,27 +150,33 @@ class HtmlCodec:
         """Only the selection panel (``panel``: ``{"name": "f6", "action": "explore"}`` or ``None``)."""
         return str(self.m.selection(panel, playable, confirming_resign))
 
-    def replay(self, room: Room, at: int) -> dict[str, Any]:
+    def replay(self, room: Room, at: int, analysis: StoredAnalysis | None = None, odds: bool = False,
+               odds_failed: bool = False) -> dict[str, Any]:
         """The board, move list and replay bar of a finished game after ``at`` log entries
         (clamped to the game; ``look`` is the :class:`ReplayLook`; the others are elements
-        swapped by id). Raises ``ValueError`` before the end."""
+        swapped by id). Raises ``ValueError`` before the end.
+
+        A duel also gets its ``odds`` element (:mod:`server.web.odds_view`): from ``analysis``
+        (the game's stored analysis), else one that loads itself (or, ``odds_failed``, says it
+        could not be made); ``odds``: the board shows the overlay (with ``analysis``)."""
         log = room.game.log
         at = max(0, min(at, len(log)))
         view = room.game.position(at)
         names = player_names(room)
+        line, _ = self._step_line(room, at, names)
         shown = len(view.moves)
         final = room.view(SPECTATOR)
-        if at == 0:
-            line = "The start"
-        elif isinstance(log[at - 1][1], (Explore, Mark)):
-            line = move_text(final.moves[shown - 1], names).text
-        else:
-            line = outcome_text(final.outcome, view.scores, names, SPECTATOR) if final.outcome else ""
-        look = ReplayLook(room.id, at, len(log), view.scores, line)
+        look = ReplayLook(room.id, at, len(log), view.scores, line, odds)
         m = self.m
+        cells = board_looks(view, names, playable=False, end="final" if at == len(log) else "replay")
+        out: dict[str, Any] = {}
+        if room.kind == "duel":
+            out["odds"] = self.odds(room, at, analysis, odds, odds_failed)
+            if odds and analysis is not None:
+                cells = overlay(cells, analysis, at)
         return {
-            "board": m.board(board_looks(view, names, playable=False, end="final" if at == len(log) else "replay"),
-                             view.width, False, True),
+            **out,
+            "board": m.board(cells, view.width, False, True),
             # the move list as it stood after move ``at``, newest (the current one) first
             "moves": m.moves([move_text(x, names) for x in reversed(final.moves[:shown])],
                              shown if at < len(log) else None),
@@ -173,6 +184,31 @@ class HtmlCodec:
             "replay": m.replay(look, names),
             "look": look,
         }
+
+    def odds(self, room: Room, at: int, analysis: StoredAnalysis | None, on: bool = False,
+             failed: bool = False) -> Markup:
+        """Only the ``odds`` element of a finished duel's replay step ``at`` (clamped): no replay
+        of the game is needed for it (see :meth:`replay`)."""
+        at = max(0, min(at, len(room.game.log)))
+        names = player_names(room)
+        line, number = self._step_line(room, at, names)
+        return self.m.odds(odds_look(room.id, at, on, analysis, names, number,
+                                     line if at else "The start: no move yet.", failed=failed))
+
+    @staticmethod
+    def _step_line(room: Room, at: int, names: Sequence[str | None]) -> tuple[str, int | None]:
+        """What led to replay step ``at`` in words (the move-list line, or the outcome after a
+        resignation, a timeout...), and the move-list number of that line when it was an
+        explore or a mark (each adds one line: the lines so far are the plays so far)."""
+        log = room.game.log
+        if at == 0:
+            return "The start", None
+        final = room.view(SPECTATOR)
+        if isinstance(log[at - 1][1], (Explore, Mark)):
+            shown = sum(1 for _, move in log[:at] if isinstance(move, (Explore, Mark)))
+            return move_text(final.moves[shown - 1], names).text, shown
+        # anything else ends the game: the last step, whose scores are the final ones
+        return (outcome_text(final.outcome, final.scores, names, SPECTATOR) if final.outcome else ""), None
 
     # ------------------------------------------------------------------ Codec
 

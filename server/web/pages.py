@@ -10,6 +10,7 @@ one-year immutable cache. State-changing forms check the ``Origin`` header.
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
 
 from starlette.middleware import Middleware
@@ -29,6 +30,7 @@ from ..edge.auth import BadName, validate_name
 from ..edge.csp import SecurityHeaders
 from ..edge.limits import Limited, guard_of
 from ..edge.peer import is_tls
+from ..store.analyses import NotAnalysed, StoredAnalysis
 from ..store.players import NameTaken
 from ..store.service import RoomRefused
 from .html_codec import oob
@@ -48,6 +50,8 @@ from .site import (
 from .solo_pages import routes as solo_routes
 from .solo_pages import solo_room_page
 from .view_model import away_text, player_names, points_text
+
+log = logging.getLogger("mineduel.pages")
 
 ROOM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 CLOCKS: dict[str, tuple[int, int] | tuple[str, int]] = {
@@ -239,6 +243,22 @@ def _at(request: Request) -> int | None:
     return int(raw) if raw is not None and raw.isdigit() and len(raw) < 7 else None
 
 
+def _odds(request: Request) -> bool:
+    """The replay's odds overlay is asked for (``odds=1``)."""
+    return request.query_params.get("odds") == "1"
+
+
+async def _analysis(request: Request, room: Room) -> tuple[StoredAnalysis | None, bool]:
+    """A finished duel's analysis (computed off the loop if need be) and whether it failed."""
+    try:
+        return await request.app.state.rooms.analyses.of(room), False
+    except NotAnalysed:
+        return None, False
+    except Exception:
+        log.exception("room %s: no analysis", room.id)
+        return None, True
+
+
 async def room_page(request: Request) -> Response:
     web, room, failed = await load_room(request)
     if failed is not None or room is None:
@@ -249,7 +269,8 @@ async def room_page(request: Request) -> Response:
         return solo_room_page(request, web, room, me, viewer)
     codec = web.codec
     at = _at(request) if room.status is Status.OVER else None
-    areas = codec.areas(room, viewer, at=at)
+    analysis, broken = await _analysis(request, room) if room.status is Status.OVER else (None, False)
+    areas = codec.areas(room, viewer, at=at, analysis=analysis, odds=_odds(request), odds_failed=broken)
     attendance = request.app.state.hub.attendance(room.id)  # the socket's presence frame brings it fresh
     names = player_names(room)
     title = f"{names[0] or '…'} vs {names[1] or '…'}"
@@ -298,11 +319,29 @@ async def replay_step(request: Request) -> Response:
     at = _at(request) or 0
     if room.status is not Status.OVER:
         return error_page(web, 409, "Not yet", "The replay opens when the game is over.", web.player_of(request))
+    odds = _odds(request)
     if request.headers.get("hx-request") != "true":
-        return redirect(f"/g/{room.id}?at={at}")
-    parts = web.codec.replay(room, at)
-    body = "".join(oob(parts[k]) for k in ("board", "moves", "replay", "mines-left"))
+        return redirect(f"/g/{room.id}?at={at}" + ("&odds=1" if odds else ""))
+    analysis, broken = await _analysis(request, room)
+    parts = web.codec.replay(room, at, analysis, odds, broken)
+    body = "".join(oob(parts[k]) for k in ("board", "moves", "replay", "mines-left", "odds") if k in parts)
     return HTMLResponse(body, headers={"cache-control": "no-store"})
+
+
+async def odds_step(request: Request) -> Response:
+    """The odds element of a finished duel's replay step alone (what the element that loads
+    itself at the end asks for): an OOB fragment for htmx, else the page of that step."""
+    web, room, failed = await load_room(request)
+    if failed is not None or room is None:
+        return failed  # type: ignore[return-value]
+    at = _at(request) or 0
+    if room.status is not Status.OVER or room.kind != "duel":
+        return error_page(web, 409, "Not yet", "The odds are published when the game is over.", web.player_of(request))
+    odds = _odds(request)
+    if request.headers.get("hx-request") != "true":
+        return redirect(f"/g/{room.id}?at={at}" + ("&odds=1" if odds else ""))
+    analysis, broken = await _analysis(request, room)
+    return HTMLResponse(oob(web.codec.odds(room, at, analysis, odds, broken)), headers={"cache-control": "no-store"})
 
 
 async def join_room(request: Request) -> Response:
@@ -367,6 +406,7 @@ routes = [
     Route("/join", join_by_code, middleware=_headers),
     Route("/g/{id}", room_page, middleware=_headers),
     Route("/g/{id}/replay", replay_step, middleware=_headers),
+    Route("/g/{id}/odds", odds_step, middleware=_headers),
     Route("/g/{id}/join", join_room, methods=["POST"], middleware=_headers),
     Route("/g/{id}/rematch", rematch, methods=["POST"], middleware=_headers),
     Route("/g/{id}/rematch/decline", decline_rematch, methods=["POST"], middleware=_headers),

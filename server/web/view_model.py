@@ -115,6 +115,9 @@ class CellLook:
     autofocus: bool = False
     selected: bool = False
     """Selected by this connection: first in the tab order, so Tab goes on to Confirm."""
+    odds: str = ""
+    """A replay's odds overlay: the cell's mine chance (``41 %``), shown on hover or focus
+    (server/web/odds_view.py); the cell is then focusable."""
 
     @property
     def id(self) -> str:
@@ -396,6 +399,8 @@ class ReplayLook:
     scores: tuple[int, int]
     line: str
     """The move-list text of move ``at`` (empty at the start)."""
+    odds: bool = False
+    """The odds overlay is on: the steps keep it on."""
 
     @property
     def first(self) -> bool:
@@ -406,7 +411,7 @@ class ReplayLook:
         return self.at >= self.total
 
     def href(self, at: int) -> str:
-        return f"/g/{self.room_id}/replay?at={max(0, min(at, self.total))}"
+        return f"/g/{self.room_id}/replay?at={max(0, min(at, self.total))}" + ("&odds=1" if self.odds else "")
 
 
 @dataclass(frozen=True, slots=True)

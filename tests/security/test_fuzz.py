@@ -396,13 +396,13 @@ def test_out_of_order_frames(arena):
 # ---------------------------------------------------------------------- HTTP
 
 ROUTES = {  # path → the method it serves (others get 405)
-    "/": "GET", "/guest": "POST", "/games": "POST", "/join": "GET", "/g/{id}": "GET", "/g/{id}/replay": "GET",
+    "/": "GET", "/guest": "POST", "/games": "POST", "/join": "GET", "/g/{id}": "GET", "/g/{id}/replay": "GET", "/g/{id}/odds": "GET",
     "/g/{id}/join": "POST", "/g/{id}/rematch": "POST", "/g/{id}/ws": "GET", "/static/v/{id}/app.css": "GET",
     "/static/v/x/{id}": "GET", "/api/v1/guests": "POST", "/api/v1/games": "POST", "/api/v1/games/{id}": "GET",
     "/api/v1/games/{id}/join": "POST", "/api/v1/games/{id}/record": "GET", "/api/v1/games/{id}/rematch": "POST",
     "/api/v1/games/{id}/resign": "POST", "/api/v1/games/{id}/ws": "GET", "/healthz": "GET", "/metrics": "GET",
     "/api/v2/{id}": "GET", "/{id}": "GET", "/solo": "POST", "/solo/leaderboard": "GET", "/api/v1/solo": "POST",
-    "/api/v1/leaderboard": "GET", "/api/v1/games/{id}/layout": "GET",
+    "/api/v1/leaderboard": "GET", "/api/v1/games/{id}/layout": "GET", "/api/v1/games/{id}/analysis": "GET",
 }
 CONTENT_TYPES = ["application/json", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
                  "text/plain", "application/msgpack", "", "application/json; charset=utf-16"]
@@ -417,7 +417,7 @@ def requests_(draw, arena: Arena) -> dict[str, Any]:
     method = ROUTES[template] if draw(st.integers(0, 4)) else draw(
         st.sampled_from(["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"]))
     query = draw(st.dictionaries(st.sampled_from(["at", "token", "code", "next", "v", "x", "preset", "mode",
-                                                  "period"]),
+                                                  "period", "odds"]),
                                  st.text(max_size=20) | st.sampled_from(["-1", "999999999", "1e9", "../../etc"]),
                                  max_size=2))
     anna = f"Bearer {arena.tokens['anna']}"

@@ -45,7 +45,7 @@ BY_SHA = {hashlib.sha1(text.encode()).hexdigest(): name for name, text in SCRIPT
 ANSWERS: dict[str, Any] = {"COMMIT": [1, b"2"], "PRESENCE": 0, "SOLO_RESULT": 1, "NAME_CLAIM": b"ok",
                            "RATING_RESULT": b"applied", "DROP_DUE": 1, "PAIRING_SEEK": [b"waiting"],
                            "PAIRING_MATCH": [], "PAIRING_END": [b"gone"], "PAIRING_REFRESH": [b"w"],
-                           "PAIRING_SWEEP": 0, "PAIRING_ANNOUNCE": 1}
+                           "PAIRING_SWEEP": 0, "PAIRING_ANNOUNCE": 1, "KEEP_ANALYSIS": 1}
 """What each script answers when it succeeds, so the call site goes on as after a real call."""
 
 
@@ -91,7 +91,10 @@ CallSite = Callable[[Sites], Awaitable[Any]]
 CALL_SITES: dict[str, tuple[str, CallSite, list[str]]] = {
     # call site: (script, the call, the keys it passes)
     "Store.commit": ("COMMIT", lambda s: s.store.commit(ROOM, 1, 2, b"room", b"entry", b"message", 1_000),
-                     ["game:{r0Sample}:state", "game:{r0Sample}:log", "game:{r0Sample}:events", "clocks"]),
+                     ["game:{r0Sample}:state", "game:{r0Sample}:log", "game:{r0Sample}:events", "clocks",
+                      "game:{r0Sample}:analysis"]),
+    "Store.keep_analysis": ("KEEP_ANALYSIS", lambda s: s.store.keep_analysis(ROOM, b"analysis"),
+                            ["game:{r0Sample}:state", "game:{r0Sample}:analysis"]),
     "Store.set_presence": ("PRESENCE", lambda s: s.store.set_presence(ROOM, "proc", (1, 0, 1), 30, 1_000, True),
                            ["game:{r0Sample}:watchers", "game:{r0Sample}:events"]),
     "Store.drop_clock": ("DROP_DUE", lambda s: s.store.drop_clock(ROOM, 1_000), ["clocks"]),
