@@ -26,7 +26,7 @@ from starlette.routing import BaseRoute
 from . import logs
 from .config import Settings
 from .core.pools import Window
-from .edge import api, new_game, ops, ws_api, ws_browser, ws_lobby, ws_pair
+from .edge import api, new_game, ops, players_api, ws_api, ws_browser, ws_lobby, ws_pair
 from .edge.admission import quiet_denials
 from .edge.auth import Auth
 from .edge.body_limit import BodyLimit
@@ -111,7 +111,7 @@ def create_app(
     settings = settings or Settings.from_env()
     html = HtmlCodec()
     all_codecs: dict[str, Codec] = {"msgpack": MsgpackCodec()}
-    routes: list[BaseRoute] = [*api.routes, *ws_api.routes, *ops.routes]
+    routes: list[BaseRoute] = [*api.routes, *players_api.routes, *ws_api.routes, *ops.routes]
     if web:
         all_codecs[html.name] = html
         routes += [*ws_browser.routes, *ws_lobby.routes, *ws_pair.routes, *pages.routes]
