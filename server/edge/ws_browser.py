@@ -184,6 +184,9 @@ class Session:
         room = await self.play(move, seen, started, cell)
         if room is None:
             return
+        newer = self.hub.room(self.room_id)
+        if newer is not None and newer.version > room.version:
+            room = newer  # later versions reached this page while the move was being committed
         self.conn.selected = None
         self.conn.asking_resign = False
         self.redraw(room, [old[0]] if old is not None and old[0] != cell else [])
