@@ -38,6 +38,7 @@ from .html_codec import HtmlCodec, oob
 from .lobby import Lobby, list_room
 from .pair_pages import quick_controls
 from .pair_pages import routes as pair_routes
+from .player_pages import routes as player_routes
 from .site import (
     Web,
     error_page,
@@ -146,8 +147,9 @@ async def create_game(request: Request) -> Response:
         room = await state.rooms.create(new_game.duel(ruleset, seed), players, clock, rated=rated)
     except Limited as exc:
         return limited_page(web, exc, me)
-    await list_room(state, room)
-    state.lobby.poke()
+    if form.get("private") != "on":  # a challenge from a player's page goes by its link only
+        await list_room(state, room)
+        state.lobby.poke()
     return redirect(f"/g/{room.id}")
 
 
@@ -427,4 +429,5 @@ routes = [
     Route("/static/v/{version}/{path:path}", static, middleware=_headers),
     *solo_routes,
     *pair_routes,
+    *player_routes,
 ]
