@@ -3,9 +3,11 @@
 The lifespan opens the Redis store (starting an embedded server when no ``REDIS_URL`` is
 set) and builds the pieces (:class:`Parts`) in the order they depend on each other, each
 handed what it shares at construction: the room cache goes to both the room service and the
-hub, the hub's census to the metrics' collector. It puts them on ``app.state`` (``settings``, ``store``,
-``auth``, ``rooms``, ``hub``, ``ratings``, ``pairing``, ``codecs``, ``metrics``, ``web``) and
-closes them in reverse order. Nothing connects at import time.
+hub, the ratings and the players' game lists to the room service (which writes them after its
+commits) and to the pages and routes that read them, the hub's census to the metrics'
+collector. It puts them on ``app.state`` (``settings``, ``store``, ``auth``, ``rooms``, ``hub``,
+``players``, ``ratings``, ``games``, ``pairing``, ``codecs``, ``metrics``, ``web``) and closes them
+in reverse order. Nothing connects at import time.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from starlette.routing import BaseRoute
 from . import logs
 from .config import Settings
 from .core.pools import Window
-from .edge import api, new_game, ops, ws_api, ws_browser, ws_lobby, ws_pair
+from .edge import api, new_game, ops, players_api, ws_api, ws_browser, ws_lobby, ws_pair
 from .edge.admission import quiet_denials
 from .edge.auth import Auth
 from .edge.body_limit import BodyLimit
@@ -42,9 +44,11 @@ from .store.fanout import Codec, Fanout
 from .store.hub import Hub
 from .store.matchmaker import Pairing
 from .store.pairing import PairingStore
+from .store.player_games import PlayerGames
 from .store.players import Players, Ratings
 from .store.presence import Presence
 from .store.pubsub import PubSub, open_pubsub
+from .store.results import Results
 from .store.service import Retention, RoomService
 from .store.store import Store
 from .web import pages
@@ -59,13 +63,16 @@ log = logging.getLogger("mineduel.app")
 @dataclass(frozen=True)
 class Parts:
     """The room server's parts, built in the order they depend on each other, each handed what
-    it shares at construction: the room cache goes to both the room service and the hub."""
+    it shares at construction: the room cache goes to both the room service and the hub; the
+    ratings (through the service's :class:`Results`) and the players' game lists to the room
+    service, which writes them after its commits."""
 
     store: Store
     cache: RoomCache
     rooms: RoomService
     hub: Hub
     ratings: Ratings
+    games: PlayerGames
     pairing: Pairing
 
     @classmethod
@@ -73,18 +80,20 @@ class Parts:
               pubsub: PubSub | None = None) -> Parts:
         store = Store(url, waitaof=settings.waits_for_aof, lean=settings.lean_redis)
         cache = RoomCache()
+        ratings = Ratings(store.redis)
+        games = PlayerGames(store, metrics, finished_ttl_s=settings.finished_ttl_s, idle_ttl_s=settings.idle_ttl_s)
         rooms = RoomService(store, cache, metrics, retries=settings.commit_retries,
                             retention=Retention(settings.finished_ttl_s, settings.idle_ttl_s),
-                            analyses=Analyses(store, metrics, at_end=settings.analyse_at_end))
+                            analyses=Analyses(store, metrics, at_end=settings.analyse_at_end),
+                            results=Results(store, metrics, ratings), games=games)
         hub = Hub(rooms, cache, Fanout(codecs, metrics), Presence(store, metrics),
                   pubsub or open_pubsub(url, lean=settings.lean_redis), metrics)
-        ratings = Ratings(store.redis)
         pools = PairingStore(store.redis, window=Window.of(*settings.pairing_window),
                              live_ms=round(settings.pairing_live_s * 1000))
         # its own pub/sub link: pairing announcements never wait behind room traffic (or the hub)
         pairing = Pairing(pools, open_pubsub(url, lean=settings.lean_redis), functools.partial(new_game.pool_game, rooms),
                           functools.partial(rating_in, ratings), metrics, tick_s=settings.pairing_tick_s)
-        return cls(store, cache, rooms, hub, ratings, pairing)
+        return cls(store, cache, rooms, hub, ratings, games, pairing)
 
 
 async def rating_in(ratings: Ratings, player_id: str, category: str) -> float:
@@ -102,7 +111,7 @@ def create_app(
     settings = settings or Settings.from_env()
     html = HtmlCodec()
     all_codecs: dict[str, Codec] = {"msgpack": MsgpackCodec()}
-    routes: list[BaseRoute] = [*api.routes, *ws_api.routes, *ops.routes]
+    routes: list[BaseRoute] = [*api.routes, *players_api.routes, *ws_api.routes, *ops.routes]
     if web:
         all_codecs[html.name] = html
         routes += [*ws_browser.routes, *ws_lobby.routes, *ws_pair.routes, *pages.routes]
@@ -138,7 +147,8 @@ def create_app(
             await pairing.start()
             sweep = asyncio.create_task(sweeper.run(rooms, settings.sweep_interval_s), name="clock-sweeper")
             state.store, state.auth, state.rooms, state.hub = store, Auth(key), rooms, hub
-            state.players, state.ratings, state.pairing = Players(store.redis), parts.ratings, pairing
+            state.players, state.ratings, state.games = Players(store.redis), parts.ratings, parts.games
+            state.pairing = pairing
             state.guests = Guests(state.auth, state.players)
             state.web = Web(html, Assets(), key) if web else None
             if web:

@@ -143,6 +143,21 @@ class Api:
     async def leaderboard(self, preset: str, mode: str = "classic", period: str = "all") -> dict[str, Any]:
         return await self.request("GET", f"/api/v1/leaderboard?preset={preset}&mode={mode}&period={period}")
 
+    async def player(self, player_id: str, token: str | None = None) -> dict[str, Any]:
+        """A player's name, ratings per category and newest games (with ``token``, the player's
+        own: their games waiting for an opponent too)."""
+        return await self.request("GET", f"/api/v1/players/{player_id}", token)
+
+    async def player_games(self, player_id: str, status: str = "playing", token: str | None = None,
+                           limit: int | None = None) -> dict[str, Any]:
+        """A player's games being played (``status="playing"``) or finished (``"over"``,
+        newest first, ``limit`` of them)."""
+        query = f"status={status}" + (f"&limit={limit}" if limit is not None else "")
+        return await self.request("GET", f"/api/v1/players/{player_id}/games?{query}", token)
+
+    async def resign(self, token: str, game_id: str, v: int | None = None) -> dict[str, Any]:
+        return await self.request("POST", f"/api/v1/games/{game_id}/resign", token, {} if v is None else {"v": v})
+
 
 def ws_url(base_url: str, game_id: str) -> str:
     return base_url.replace("http://", "ws://").replace("https://", "wss://").rstrip("/") + f"/api/v1/games/{game_id}/ws"

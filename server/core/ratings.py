@@ -35,7 +35,7 @@ import glicko2
 
 from engine.clock import Clock
 from engine.duel import Duel
-from engine.events import Outcome
+from engine.events import ABORTED, Outcome
 
 BULLET = "bullet"
 BLITZ = "blitz"
@@ -108,8 +108,11 @@ def rated_category(kind: str, rated: bool, clock: Clock | None) -> str | None:
     return clock_category(clock)
 
 
-def score_of(outcome: Outcome) -> float:
-    """Seat 0's score in a finished two-seat game: 1 for its win, 0 for its loss, ½ for a draw."""
+def score_of(outcome: Outcome) -> float | None:
+    """Seat 0's score in a finished two-seat game: 1 for its win, 0 for its loss, ½ for a draw;
+    ``None`` for a game aborted before both had moved (no result: it changes no rating)."""
+    if outcome.termination == ABORTED:
+        return None
     if outcome.winner is None:
         return 0.5
     return 1.0 if outcome.winner == 0 else 0.0

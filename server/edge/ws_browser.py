@@ -23,6 +23,7 @@ htmx does not reconnect), 1011 for server errors, 1012 on shutdown, 1013 for slo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from typing import Any
@@ -64,7 +65,7 @@ class BrowserConn(Outbox):
     and the panel redrawn.
     """
 
-    __slots__ = ("selected", "asking_resign", "claim_shown", "html")
+    __slots__ = ("selected", "asking_resign", "claim_shown", "html", "labels_shown")
 
     def __init__(self, html: HtmlCodec, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -73,6 +74,8 @@ class BrowserConn(Outbox):
         self.asking_resign = False
         self.claim_shown = False
         """The heartbeat showed the claim area (an opponent left): it clears it once they are back."""
+        self.labels_shown: tuple[str | None, ...] = ()
+        """The ratings beside the names as this page last got them (``server.web.rating_labels``)."""
 
     def push(self, frame: str) -> bool:
         """Queue one of this connection's own frames (selection, notices, heartbeats)."""
@@ -184,6 +187,9 @@ class Session:
         room = await self.play(move, seen, started, cell)
         if room is None:
             return
+        newer = self.hub.room(self.room_id)
+        if newer is not None and newer.version > room.version:
+            room = newer  # later versions reached this page while the move was being committed
         self.conn.selected = None
         self.conn.asking_resign = False
         self.redraw(room, [old[0]] if old is not None and old[0] != cell else [])
@@ -239,11 +245,35 @@ def _hidden(room: Room, viewer: int, cell: Cell) -> bool:
     return 0 <= r < view.height and 0 <= c < view.width and view.rows[r][c] in (HIDDEN, OWN_WRONG_MARK)
 
 
-async def _heartbeat(conn: BrowserConn, hub: Any, html: HtmlCodec, room_id: str, period: float) -> None:
+async def _labels(conn: BrowserConn, ratings: Any, html: HtmlCodec, room: Room | None) -> str:
+    """The player cards again when the ratings beside the names changed since this page got
+    them: a rated room got a player whose rating this process had not read (read now, once per
+    process: never per move), or another page's read brought newer ones."""
+    if room is None or room.kind != "duel":
+        return ""
+    if html.labels.missing(room):
+        try:
+            await html.labels.load(ratings, room, fresh=False)
+        except Exception:  # Redis away: the names go without ratings until it is back
+            return ""
+    labels = html.labels.of(room)
+    if labels == conn.labels_shown or conn.version != room.version:
+        return ""
+    conn.labels_shown = labels
+    return html.players(room, conn.viewer)
+
+
+async def _heartbeat(conn: BrowserConn, hub: Any, html: HtmlCodec, room_id: str, period: float,
+                     ratings: Any = None) -> None:
     plain = html.heartbeat()
     while not conn.closed:
         await asyncio.sleep(period)
         room = hub.room(room_id)
+        if ratings is not None and hub.connected:
+            cards = await _labels(conn, ratings, html, room)
+            if cards and not conn.push(cards):
+                conn.close(SLOW, "too slow: reconnect to resync")
+                return
         if not hub.connected:  # Redis unreachable: the banner, not a clock that may be stale
             frame = html.heartbeat(interrupted=True)
         else:
@@ -293,9 +323,12 @@ async def _browser_socket(websocket: WebSocket) -> None:
     session: Session | SoloSession = (SoloSession if room.kind == "classic" else Session)(
         conn, player, room_id, state, html)
     try:
-        await hub.attach(room_id, conn)
+        if room.kind == "duel":  # the ratings beside the names, before the snapshot renders them
+            with contextlib.suppress(Exception):  # Redis away: the load below says so
+                await html.labels.load(state.ratings, room, fresh=False)
+        conn.labels_shown = html.labels.of(await hub.attach(room_id, conn))
         if settings.heartbeat_s > 0:
-            beat = asyncio.create_task(_heartbeat(conn, hub, html, room_id, settings.heartbeat_s),
+            beat = asyncio.create_task(_heartbeat(conn, hub, html, room_id, settings.heartbeat_s, state.ratings),
                                        name=f"ws-heartbeat-{room_id}")
         async for frame in client_frames(websocket, settings, conn):
             started = time.perf_counter()

@@ -11,7 +11,9 @@ key                        type    content
 ``game:{id}:watchers``     hash    spectators per server process (fields expire if it dies)
 ``game:{id}:analysis``     string  a finished duel's analysis (msgpack, :mod:`server.store.analyses`);
                                    expires with the room's state
-``clocks``                 zset    room id → clock deadline (ms) of rooms with a running clock
+``clocks``                 zset    room id → when something falls due (ms): a flag, a first move, a
+                                   computer's answer; for a finished room, when a sweeper settles
+                                   its end (ratings, lists) unless its committing process has
 ``web:lobby``              zset    room id → creation time (ms) of the games listed on the home page
 ``web:online``             hash    process id → players connected to that process (the lobby's count)
 ``web:online:seen``        zset    process id → when it last wrote its count (ms; older ones are dead)
@@ -26,6 +28,10 @@ key                        type    content
                                    (JSON ``[ended ms, rating, game id]``, the newest 1000)
 ``rlb:{ratings}:<c>``      zset    player id → rating, the non-provisional players of ``c``
 ``rg:{ratings}:<game>``    string  the game's result is applied (expires 30 days after its end)
+``pg:{<player>}:on``       hash    the player's games being played or waiting: room id → summary
+                                   (JSON, ``server.core.summary``)
+``pg:{<player>}:over``     zset    the player's finished games: room id → end (ms), the newest 100
+``pg:{<player>}:sum``      hash    room id → summary (JSON) of the finished games in ``:over``
 ``mineduel:secret``        string  the shared token-signing key when ``SECRET_KEY`` is unset
 ``pool:{pairing}:<pool>``  zset    quick pairing: the pool's waiting seeks → rating (rated
                                    pools) or join time in ms (casual pools)
@@ -48,7 +54,9 @@ another), ``{ratings}`` (a game updates two players' ratings, histories and a le
 marks the game applied), ``{pairing}`` (a seek checks the player's other seeks in any pool and
 takes a partner out of its pool: :mod:`server.store.pairing`; tests pass a tag of their own).
 Each family is one slot on a cluster; they are written once per finished game, rename or seek,
-never per move. ``tests/server/store/test_key_slots.py`` checks
+never per move. A player's games index carries the player's own tag (``{<player id>}``: one
+player's three keys are one slot, written by one script), and is written when a game's status
+or turn changes. ``tests/server/store/test_key_slots.py`` checks
 that every script is called with keys of one slot.
 """
 
@@ -152,6 +160,20 @@ def paired_key(tag: str = PAIRING) -> str:
 
 def pairing_channel(tag: str = PAIRING) -> str:
     return f"pairing:{{{tag}}}:events"
+
+
+def games_on_key(player_id: str) -> str:
+    """A player's games being played or waiting. A player's index keys carry the hash tag
+    ``{<player id>}``: one slot, so one script moves a game from one list to the other."""
+    return f"pg:{{{player_id}}}:on"
+
+
+def games_over_key(player_id: str) -> str:
+    return f"pg:{{{player_id}}}:over"
+
+
+def games_summary_key(player_id: str) -> str:
+    return f"pg:{{{player_id}}}:sum"
 
 
 def room_of_channel(name: bytes | str) -> str:

@@ -179,6 +179,16 @@ class Ratings:
         raw = await self.redis.lrange(rating_history_key(player_id, category), -count, -1)
         return [RatingPoint(*json.loads(entry)) for entry in raw]
 
+    async def histories(self, player_id: str, categories: Sequence[str], count: int = HISTORY_KEEP
+                        ) -> dict[str, list[RatingPoint]]:
+        """:meth:`history` of several categories in one round trip."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for category in categories:
+                pipe.lrange(rating_history_key(player_id, category), -count, -1)
+            found = await pipe.execute()
+        return {category: [RatingPoint(*json.loads(entry)) for entry in raw]
+                for category, raw in zip(categories, found, strict=True)}
+
     async def leaderboard(self, category: str, count: int = 50) -> list[tuple[str, Rating]]:
         """The ``count`` highest rated established players of ``category``, best first."""
         ids = [raw.decode() for raw in await self.redis.zrevrange(rating_board_key(category), 0, count - 1)]

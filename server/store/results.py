@@ -1,10 +1,19 @@
-"""What finished games leave behind: the classic game's leaderboards and personal bests.
+"""What finished games leave behind: ratings, the classic game's leaderboards and personal bests.
 
-The room service hands every room whose commit ended the game to :meth:`Results.finished`
-(once: only one commit can end a game). A won classic game on a preset board is put on the
-all-time and the day's leaderboard of its preset and mode (``classic`` or ``no-guess``),
-ranked by time, and becomes the player's best if it is one: one script, idempotent (a result
-is unique per game), all keys in the ``{solo}`` slot. Custom boards are not ranked.
+The room service hands every room whose commit ended the game to :meth:`Results.finished`;
+when the committing process dies before it is done, another process's sweeper hands it again
+(``server.store.sweeper``), so everything here is idempotent:
+
+- a **rated** duel (:func:`rated_result`: rated, with a clock, and not aborted) moves both
+  players' ratings in its category by :meth:`server.store.players.Ratings.apply_result`,
+  exactly once per game whoever calls it how often (the script's game mark);
+- a won classic game on a preset board is put on the all-time and the day's leaderboard of its
+  preset and mode (``classic`` or ``no-guess``), ranked by time, and becomes the player's best
+  if it is one: one script, idempotent (a result is unique per game), all keys in the ``{solo}``
+  slot. Custom boards are not ranked.
+
+A failure is logged and counted (``mineduel_settle_failures``), never raised: the game is
+committed either way, and :meth:`Results.finished` says whether to try again.
 """
 
 from __future__ import annotations
@@ -18,9 +27,13 @@ from typing import Any
 from engine.classic import PRESETS
 from engine.events import CLEARED
 
+from ..core.computer import level_of
+from ..core.ratings import rated_category, score_of
 from ..core.room import Room
+from ..logs import event
 from ..metrics import Metrics
 from ..outage import redis_down
+from .players import Ratings
 from .store import Store
 
 log = logging.getLogger("mineduel.results")
@@ -79,22 +92,66 @@ def solo_result(room: Room) -> SoloResult | None:
                       view.three_bv, sum(view.clicks), room.ended_ms)
 
 
+def rated_result(room: Room) -> tuple[str, tuple[str, str], float] | None:
+    """What a finished room does to ratings: ``(category, (seat 0's id, seat 1's id), seat 0's
+    score)``, or ``None`` when it is not rated (casual, untimed, against the computer, not a
+    duel) or has no result (aborted, not over)."""
+    outcome = room.game.outcome
+    category = rated_category(room.kind, room.rated, room.clock)
+    if category is None or outcome is None or room.ended_ms is None or len(room.players) != 2:
+        return None
+    first, second = room.players
+    if first is None or second is None or level_of(first) is not None or level_of(second) is not None:
+        return None
+    score = score_of(outcome)
+    if score is None:
+        return None
+    return category, (first.id, second.id), score
+
+
 class Results:
-    def __init__(self, store: Store, metrics: Metrics) -> None:
+    def __init__(self, store: Store, metrics: Metrics, ratings: Ratings | None = None) -> None:
         self.store = store
         self.metrics = metrics
+        self.ratings = ratings
+        """Where rated games are applied (``None``: this service rates nothing)."""
 
-    async def finished(self, room: Room) -> None:
-        """``room``'s commit just ended its game. A Redis error is logged, not raised: the game
-        is committed either way (the result misses the leaderboard)."""
+    async def finished(self, room: Room) -> bool:
+        """``room``'s game is over: record what it leaves behind. True when all of it is
+        recorded (now or before); False when something failed (logged and counted, never
+        raised: the caller tries again later, which is safe)."""
+        rated = await self._rate(room)
         result = solo_result(room)
         if result is None:
-            return
+            return rated
         try:
             await self.store.record_solo(result.preset, result.mode, day_of(result.ended_ms), result.player_id,
                                          result.to_json(), result.time_ms, KEEP, DAY_TTL_S)
         except Exception as exc:
             redis_down(self.metrics, "results", exc, room=room.id)
+            self.metrics.settle_failures.labels("solo").inc()
+            return False
+        return rated
+
+    async def _rate(self, room: Room) -> bool:
+        rated = rated_result(room)
+        if rated is None or self.ratings is None:
+            return True
+        category, players, score = rated
+        assert room.ended_ms is not None  # rated_result checked
+        try:
+            applied = await self.ratings.apply_result(room.id, category, players, score, room.ended_ms)
+        except ValueError:  # not a game that can be rated: nothing to try again
+            log.exception("game %s cannot be rated", room.id)
+            return True
+        except Exception as exc:  # Redis away, or the players' ratings kept changing (RatingBusy)
+            self.metrics.settle_failures.labels("rating").inc()
+            event(log, "rating_failed", level=logging.WARNING, room=room.id, category=category,
+                  error=type(exc).__name__)
+            return False
+        if applied:
+            event(log, "rating_applied", room=room.id, category=category, score=score)
+        return True
 
     async def leaderboard(self, preset: str, mode: str, period: str, count: int = 50) -> list[SoloResult]:
         """``period``: ``all``, ``today`` or ``d<yyyymmdd>``."""

@@ -14,7 +14,7 @@ its bytes back; nothing is stored for a room that is gone.
 
 :data:`DROP_DUE` takes a room out of the ``clocks`` set only if its due time is still the one
 the sweeper read: a commit made since (a new due time, or none) is never undone by a sweeper
-acting on an older version of the room.
+acting on an older version of the room (nor a settled end a newer commit left due again).
 
 :data:`SOLO_RESULT` records a won classic game on the all-time and the day's leaderboards of
 its preset and mode (each kept to its best entries) and as the player's best if it is one.
@@ -40,6 +40,12 @@ live partner; :data:`PAIRING_MATCH` pairs what waits in one pool now that window
 :data:`PAIRING_END` ends a seek (timeout, cancel, or the pair delivered); :data:`PAIRING_REFRESH`
 keeps a process's seeks alive and says which were paired or are gone; :data:`PAIRING_SWEEP`
 forgets the seeks nobody kept alive; :data:`PAIRING_ANNOUNCE` publishes a pair whose room is open.
+
+:data:`PLAYER_GAME` puts a game's summary (``server.core.summary``) on one player's lists: the
+ongoing hash while it is played or waits, the finished set (newest kept, older ones and their
+summaries dropped) once it is over. A game on the finished list never changes again, and an
+ongoing entry is replaced only by a newer version of the room, so the writes of two processes
+(or a retry) may arrive in any order. Its keys renew their expiry with every write.
 """
 
 COMMIT = """
@@ -408,5 +414,31 @@ PAIRING_ANNOUNCE = _PAIRING_BASE + """
 -- told now ('' = none), [3] that seeker's player. Publishes the pair to every process.
 if ARGV[2] ~= '' then consume(ARGV[2], ARGV[3]) end
 redis.call('PUBLISH', KEYS[5], ARGV[1])
+return 1
+"""
+
+PLAYER_GAME = """
+-- KEYS: the player's ongoing games, finished games, finished games' summaries.
+-- ARGV: room id, room version, summary (JSON), '1' if the game is over, its end (ms), how many
+-- finished games are kept, the keys' lifetime (ms; '' = no expiry).
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 0 end
+if ARGV[4] == '1' then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+  redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
+  redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+  local beyond = -tonumber(ARGV[6]) - 1
+  local dropped = redis.call('ZRANGE', KEYS[2], 0, beyond)
+  if #dropped > 0 then
+    redis.call('ZREMRANGEBYRANK', KEYS[2], 0, beyond)
+    redis.call('HDEL', KEYS[3], unpack(dropped))
+  end
+else
+  local cur = redis.call('HGET', KEYS[1], ARGV[1])
+  if cur and tonumber(cjson.decode(cur)['v']) >= tonumber(ARGV[2]) then return 0 end
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+end
+if ARGV[7] ~= '' then
+  for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[7]) end
+end
 return 1
 """

@@ -12,6 +12,14 @@ decided on. A command carrying the version its sender saw is refused as stale wh
 change won the race (the client gets a fresh snapshot); one without (a join, a resignation
 over HTTP, a timeout, a rematch) is decided again on the fresh room, at most ``retries`` times.
 
+After a commit: the players' game lists (:mod:`~.player_games`) when the status or the turn
+changed, and what an end leaves behind (:meth:`RoomService.settle`: ratings, leaderboards, the
+finished lists). A commit of a finished room leaves the room in the ``clocks`` set, due
+:data:`SETTLE_GRACE_MS` later (the same atomic write as the commit: nothing more on the move
+path); settling drops that entry, so an end whose process dies or fails before it is settled
+by any process's sweeper (everything settled is idempotent). Failures there are logged and
+counted, never raised: the commit stands.
+
 Retention: every commit renews the expiry of the room's keys — ``finished_ttl_s`` once the
 game is over, ``idle_ttl_s`` before; 0 keeps them forever.
 
@@ -49,6 +57,7 @@ from ..core.decide import (
 )
 from ..core.due import next_due
 from ..core.room import Player, Room, Status
+from ..core.summary import index_changed
 from ..logs import event
 from ..metrics import Metrics
 from .analyses import Analyses, StoredAnalysis
@@ -56,6 +65,7 @@ from .cache import RoomCache
 from .keys import pack, unpack
 from .messages import commit_message
 from .offload import Offload
+from .player_games import PlayerGames
 from .results import Results
 from .store import Store
 from .stored_form import StoredForm
@@ -63,6 +73,9 @@ from .stored_form import StoredForm
 log = logging.getLogger("mineduel.rooms")
 
 DAY_S = 86_400
+SETTLE_GRACE_MS = 10_000
+"""A finished room's end is left to the sweeper this long after its commit (the committing
+process settles it at once and drops the entry; a sweeper finds it only if that failed)."""
 
 
 class RoomRefused(Exception):
@@ -113,12 +126,16 @@ class RoomService:
     def __init__(self, store: Store, cache: RoomCache, metrics: Metrics, *, retries: int = 8,
                  retention: Retention = Retention(), now_ms: Callable[[], int] = wall_ms,
                  offload: Offload | None = None, results: Results | None = None,
-                 analyses: Analyses | None = None) -> None:
+                 analyses: Analyses | None = None, games: PlayerGames | None = None,
+                 settle_grace_ms: int = SETTLE_GRACE_MS) -> None:
         self.store = store
         self.offload = offload or Offload()
         """Runs the decisions a game says are costly (a no-guess layout) off the event loop."""
         self.results = results or Results(store, metrics)
-        """Told of every commit that ends a game (leaderboards)."""
+        """Told of every commit that ends a game (ratings, leaderboards)."""
+        self.games = games or PlayerGames(store, metrics, finished_ttl_s=retention.finished_ttl_s,
+                                          idle_ttl_s=retention.idle_ttl_s, now_ms=now_ms)
+        """The players' game lists, written after every commit that changes one."""
         self.analyses = analyses or Analyses(store, metrics)
         """Finished duels' analyses: started by the commit that ends a game, stored once."""
         self.cache = cache
@@ -126,6 +143,7 @@ class RoomService:
         self.retries = retries
         self.retention = retention
         self.now_ms = now_ms
+        self.settle_grace_ms = settle_grace_ms
         self.stats = {"cache_hits": 0, "loads": 0, "conflicts": 0}
         self.stored = StoredForm()
         self._committed: dict[str, Any] = {}  # commit kind -> its moves_committed counter
@@ -205,9 +223,10 @@ class RoomService:
                 raise RoomRefused(decision)
             if isinstance(decision, Unchanged):
                 return decision.room
-            if await self._commit(room.version, decision, started):
+            settle_at = self.now_ms() + self.settle_grace_ms if decision.room.status is Status.OVER else None
+            if await self._commit(room.version, decision, started, settle_at):
+                await self._after(room, decision.room, settle_at)
                 if decision.room.status is Status.OVER and room.status is not Status.OVER:
-                    await self.results.finished(decision.room)
                     self.analyses.finished(decision.room)
                 if decision.refusal is not None:
                     raise RoomRefused(decision.refusal)
@@ -226,6 +245,7 @@ class RoomService:
         for _ in range(3):
             commit = open_room(room_id or new_room_id(), game, players, clock, self.now_ms(), rated)
             if await self._commit(None, commit):
+                await self._after(None, commit.room, None)
                 return commit.room
             if room_id is not None:
                 break
@@ -262,9 +282,40 @@ class RoomService:
         linked = await self.act(room.id, player, LinkRematch(fresh_id))
         return fresh if linked.rematch == fresh_id else await self.load(linked.rematch or fresh_id)
 
+    # ------------------------------------------------------------------ after a commit
+
+    async def _after(self, old: Room | None, new: Room, settle_at: int | None) -> None:
+        """What a successful commit leaves behind: the game lists (when they change) and, for a
+        finished room, :meth:`settle` (an end; also a rematch offer's commit, which left the room
+        due for settling again: idempotent). Never raises: the commit stands whatever fails here."""
+        try:
+            if settle_at is not None:
+                await self.settle(new, settle_at)
+            elif index_changed(old, new):
+                await self.games.record(new)
+        except Exception as exc:  # Redis away after the commit: the sweeper settles an end later
+            self.metrics.redis_errors.labels("settle").inc()
+            event(log, "settle_failed", level=logging.WARNING, room=new.id, v=new.version, error=type(exc).__name__)
+
+    async def settle(self, room: Room, due_ms: int | None = None) -> bool:
+        """Everything the end of ``room``'s game leaves behind: ratings and leaderboards
+        (:meth:`Results.finished`) and the players' finished lists. Idempotent, so any process
+        may do it again (the sweeper does, for a finished room still due in ``clocks`` at
+        ``due_ms``). True when all of it is done; then the due entry is dropped (if it is still
+        ``due_ms``: a later commit's stays)."""
+        done = await self.results.finished(room)
+        done = await self.games.record(room) and done
+        if done and due_ms is not None:
+            await self.store.drop_clock(room.id, due_ms)
+        return done
+
     # ------------------------------------------------------------------ the commit
 
-    async def _commit(self, expected: int | None, commit: Commit, started: float | None = None) -> bool:
+    async def _commit(self, expected: int | None, commit: Commit, started: float | None = None,
+                      settle_at: int | None = None) -> bool:
+        """Commit ``commit`` if the stored version is still ``expected``. The room's place in
+        ``clocks``: when something falls due (``next_due``), or for a finished room
+        ``settle_at``, when a sweeper settles its end unless this process has."""
         new = commit.room
         data = self.stored.pack(new)
         nonce = self.cache.announce(new, commit.events, started)
@@ -273,7 +324,7 @@ class RoomService:
         try:
             ok, found = await self.store.commit(
                 new.id, expected, new.version, data, pack([new.version, commit.kind, list(commit.detail)]), message,
-                next_due(new), self.retention.ttl_s(new),
+                settle_at if settle_at is not None else next_due(new), self.retention.ttl_s(new),
             )
         finally:
             if not ok:

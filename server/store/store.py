@@ -174,6 +174,11 @@ class Store:
         :meth:`due_clocks`); a commit since then has set the room's current one."""
         return bool(await self._drop_due(keys=[CLOCKS], args=[room_id, due_ms]))
 
+    async def postpone_clock(self, room_id: str, due_ms: int) -> None:
+        """Move ``room_id``'s due time to ``due_ms`` if it is in the due set (a finished room
+        whose end failed to settle: tried again then, not at every sweep)."""
+        await self.redis.zadd(CLOCKS, {room_id: due_ms}, xx=True)
+
     async def list_room(self, room_id: str, created_ms: int, keep: int = LOBBY_KEEP,
                         max_age_ms: int = LOBBY_MAX_AGE_MS) -> None:
         """Put a room on the lobby's list; the list keeps its newest ``keep`` entries that

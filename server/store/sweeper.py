@@ -6,6 +6,13 @@ current). Any number of processes may sweep at once: what happens is decided by 
 (:class:`~server.core.decide.Tick`) and committed through the same compare-and-set as a move,
 so it happens once. Nobody needs to be connected: a correspondence game times out, and a
 computer answers, with every player away.
+
+A finished room is in the set too, due a few seconds after the commit that finished it
+(``server.store.service.SETTLE_GRACE_MS``): its committing process settles what the end leaves behind
+(ratings, leaderboards, the players' lists) at once and drops the entry, so a sweeper meets it
+only when that process died or failed in between. It settles it then (idempotent: a rating is
+applied once per game whoever applies it) and drops the entry, or moves it on when settling
+failed again.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from ..core.decide import Refused, Tick
 from ..core.due import next_due
 from ..core.room import Status
 from ..logs import event
-from .service import RoomRefused, RoomService
+from .service import SETTLE_GRACE_MS, RoomRefused, RoomService
 
 log = logging.getLogger("mineduel.sweeper")
 
@@ -38,8 +45,13 @@ async def sweep_once(rooms: RoomService, limit: int = 100) -> int:
         except Exception:
             log.exception("due work in room %s failed", room_id)
             continue
-        ended += room.status is Status.OVER
-        if next_due(room) is None and room.status is not Status.OVER:
+        if room.status is Status.OVER:
+            if room.ended_ms is not None and room.ended_ms > due_ms:
+                ended += 1  # it ended after the time read (now, by this Tick): its commit settled it
+            elif not await rooms.settle(room, due_ms):  # an end left unsettled (idempotent)
+                await store.postpone_clock(room_id, rooms.now_ms() + SETTLE_GRACE_MS)
+            continue
+        if next_due(room) is None:
             # nothing falls due in the room as this process knows it: a stale entry, unless a
             # commit has set a new due time since (the drop checks the time it read)
             await store.drop_clock(room_id, due_ms)

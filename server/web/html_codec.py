@@ -33,6 +33,7 @@ from ..core.room import Room, Status
 from ..store.analyses import StoredAnalysis
 from ..store.messages import Attendance
 from .odds_view import odds_look, overlay
+from .rating_labels import RatingLabels
 from .solo_codec import SoloHtml
 from .view_model import (
     ClaimLook,
@@ -82,8 +83,11 @@ class HtmlCodec:
 
     name = "html"
 
-    def __init__(self, env: Environment | None = None) -> None:
+    def __init__(self, env: Environment | None = None, labels: RatingLabels | None = None) -> None:
         self.env = env or make_env()
+        self.labels = labels or RatingLabels()
+        """The ratings shown beside the players' names of rated rooms, from memory (the pages and
+        sockets read them; a frame never does)."""
         self._macros: Any = None
         self.solo = SoloHtml(self.env)
         """Classic (solo) rooms are rendered by :class:`server.web.solo_codec.SoloHtml`."""
@@ -113,7 +117,7 @@ class HtmlCodec:
         m = self.m
         out = {
             "status": m.status(status_look(room, viewer), room.id, viewer),
-            "players": m.players(player_looks(room, viewer, now)),
+            "players": m.players(player_looks(room, viewer, now, self.labels.of(room))),
         }
         if over:
             # a finished game: the final board (or a replay position) and the replay bar
@@ -239,7 +243,7 @@ class HtmlCodec:
             m.cell(cell_look(b, r, c, names, playable=viewer in (0, 1)))
             for r, c, _ch in change.cells
         ]
-        out.append(m.players(player_looks(new, viewer, _now_ms())))
+        out.append(m.players(player_looks(new, viewer, _now_ms(), self.labels.of(new))))
         out.append(m.status(status_look(new, viewer), new.id, viewer))
         if b.mines_left != a.mines_left:
             out.append(m.mines_left(b.mines_left, b.total_mines))
@@ -251,6 +255,10 @@ class HtmlCodec:
             if abortable(old, viewer) != abortable(new, viewer):
                 out.append(m.abort(abortable(new, viewer)))
         return "".join(out)
+
+    def players(self, room: Room, viewer: int) -> str:
+        """Only the player cards (a connection's refresh once its room's ratings are read)."""
+        return str(self.m.players(player_looks(room, viewer, _now_ms(), self.labels.of(room))))
 
     def presence(self, room: Room, attendance: Attendance) -> str:
         if room.kind == "classic":

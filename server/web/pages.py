@@ -30,13 +30,15 @@ from ..edge.auth import BadName, validate_name
 from ..edge.csp import SecurityHeaders
 from ..edge.limits import Limited, guard_of
 from ..edge.peer import is_tls
+from ..outage import redis_down
 from ..store.analyses import NotAnalysed, StoredAnalysis
 from ..store.players import NameTaken
 from ..store.service import RoomRefused
-from .html_codec import oob
+from .html_codec import HtmlCodec, oob
 from .lobby import Lobby, list_room
 from .pair_pages import quick_controls
 from .pair_pages import routes as pair_routes
+from .player_pages import routes as player_routes
 from .site import (
     Web,
     error_page,
@@ -145,8 +147,9 @@ async def create_game(request: Request) -> Response:
         room = await state.rooms.create(new_game.duel(ruleset, seed), players, clock, rated=rated)
     except Limited as exc:
         return limited_page(web, exc, me)
-    await list_room(state, room)
-    state.lobby.poke()
+    if form.get("private") != "on":  # a challenge from a player's page goes by its link only
+        await list_room(state, room)
+        state.lobby.poke()
     return redirect(f"/g/{room.id}")
 
 
@@ -238,6 +241,16 @@ async def load_room(request: Request) -> tuple[Web, Room | None, Response | None
                                      web.player_of(request))
 
 
+async def load_labels(request: Request, codec: HtmlCodec, room: Room) -> None:
+    """The ratings beside a rated room's names, read fresh (one round trip) for the page and for
+    the frames that follow (``server.web.rating_labels``). Redis away: the page goes without."""
+    try:
+        await codec.labels.load(request.app.state.ratings, room)
+    except Exception as exc:
+        if not redis_down(request.app.state.metrics, "ratings", exc, room=room.id):
+            raise
+
+
 def _at(request: Request) -> int | None:
     raw = request.query_params.get("at")
     return int(raw) if raw is not None and raw.isdigit() and len(raw) < 7 else None
@@ -268,6 +281,7 @@ async def room_page(request: Request) -> Response:
     if room.kind == "classic":
         return solo_room_page(request, web, room, me, viewer)
     codec = web.codec
+    await load_labels(request, codec, room)
     at = _at(request) if room.status is Status.OVER else None
     analysis, broken = await _analysis(request, room) if room.status is Status.OVER else (None, False)
     areas = codec.areas(room, viewer, at=at, analysis=analysis, odds=_odds(request), odds_failed=broken)
@@ -415,4 +429,5 @@ routes = [
     Route("/static/v/{version}/{path:path}", static, middleware=_headers),
     *solo_routes,
     *pair_routes,
+    *player_routes,
 ]

@@ -19,9 +19,9 @@ from engine.encoding import CHAR_CLAIMS, HIDDEN, OWN_WRONG_MARK, UNCLAIMED_MINE
 from engine.events import ABANDONED, ABORTED, RESIGNATION, TIMEOUT
 from engine.rules import Claim, Verdict
 
-from ..core.computer import people_away
+from ..core.computer import level_of, people_away
 from ..core.decide import LEAVE_GRACE_MS, accepts_rematch
-from ..core.room import Room, Status
+from ..core.room import Player, Room, Status
 from ..store.messages import Attendance
 
 MINUS = "\u2212"
@@ -349,9 +349,15 @@ class PlayerLook:
     to_move: bool
     winner: bool
     clock: ClockLook | None
+    rating: str | None = None
+    """The player's rating in a rated game's category ("1523", "1500?"), if known."""
+    href: str | None = None
+    """The player's page (people only: a computer has none)."""
 
 
-def player_looks(room: Room, viewer: int, now_ms: int) -> list[PlayerLook]:
+def player_looks(room: Room, viewer: int, now_ms: int, ratings: Sequence[str | None] = ()) -> list[PlayerLook]:
+    """The player cards. ``ratings``: per seat, the rating to show beside the name (plain
+    strings the caller read: ``server.web.rating_labels``; none for a casual game)."""
     view = room.view(viewer)
     clocks = clock_looks(room, now_ms)
     winner = view.outcome.winner if view.outcome is not None else None
@@ -366,9 +372,18 @@ def player_looks(room: Room, viewer: int, now_ms: int) -> list[PlayerLook]:
             to_move=playing and view.to_move == seat,
             winner=winner == seat,
             clock=clocks[seat] if clocks else None,
+            rating=ratings[seat] if seat < len(ratings) else None,
+            href=player_href(room.players[seat]),
         )
         for seat in (0, 1)
     ]
+
+
+def player_href(player: Player | None) -> str | None:
+    """A person's page, ``/p/<id>`` (``None`` for a computer or an open seat)."""
+    if player is None or level_of(player) is not None:
+        return None
+    return f"/p/{player.id}"
 
 
 # ---------------------------------------------------------------------- the fairness check and the replay

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.clock import Clock
-from engine.events import ALL_MINES, RESIGNATION, Outcome
+from engine.events import ABANDONED, ABORTED, ALL_MINES, RESIGNATION, Outcome
 from server.core.ratings import (
     BLITZ,
     BULLET,
@@ -80,6 +80,8 @@ def test_seat_zeros_score() -> None:
     assert score_of(Outcome(ALL_MINES, 0)) == 1.0
     assert score_of(Outcome(RESIGNATION, 1)) == 0.0
     assert score_of(Outcome(ALL_MINES, None)) == 0.5
+    assert score_of(Outcome(ABANDONED, None)) == 0.5  # a claimed draw
+    assert score_of(Outcome(ABORTED, None)) is None  # no result: nothing to rate
 
 
 # ---------------------------------------------------------------------- the value

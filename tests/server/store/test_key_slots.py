@@ -15,6 +15,7 @@ Recording: the call sites run with the Redis side of their scripts replaced by a
 from __future__ import annotations
 
 import hashlib
+import random
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -24,10 +25,15 @@ import redis.asyncio as aioredis
 from redis.crc import key_slot
 from redis.exceptions import ResponseError
 
+from engine import Duel
+from server.core.computer import computer
+from server.core.decide import open_room
 from server.core.pools import POOLS
 from server.core.room import Player
+from server.metrics import Metrics
 from server.store import scripts
 from server.store.pairing import Pair, PairingStore, Ticket
+from server.store.player_games import PlayerGames
 from server.store.players import Players, Ratings
 from server.store.store import Store
 
@@ -45,7 +51,7 @@ BY_SHA = {hashlib.sha1(text.encode()).hexdigest(): name for name, text in SCRIPT
 ANSWERS: dict[str, Any] = {"COMMIT": [1, b"2"], "PRESENCE": 0, "SOLO_RESULT": 1, "NAME_CLAIM": b"ok",
                            "RATING_RESULT": b"applied", "DROP_DUE": 1, "PAIRING_SEEK": [b"waiting"],
                            "PAIRING_MATCH": [], "PAIRING_END": [b"gone"], "PAIRING_REFRESH": [b"w"],
-                           "PAIRING_SWEEP": 0, "PAIRING_ANNOUNCE": 1, "KEEP_ANALYSIS": 1}
+                           "PAIRING_SWEEP": 0, "PAIRING_ANNOUNCE": 1, "KEEP_ANALYSIS": 1, "PLAYER_GAME": 1}
 """What each script answers when it succeeds, so the call site goes on as after a real call."""
 
 
@@ -81,6 +87,7 @@ class Sites:
             client.evalsha = recorder.redis_evalsha  # type: ignore[method-assign]
         self.players, self.ratings = Players(self.redis), Ratings(self.redis)
         self.pairing = PairingStore(self.redis)
+        self.games = PlayerGames(self.store, Metrics())
 
     async def close(self) -> None:
         await self.store.close()
@@ -98,6 +105,10 @@ CALL_SITES: dict[str, tuple[str, CallSite, list[str]]] = {
     "Store.set_presence": ("PRESENCE", lambda s: s.store.set_presence(ROOM, "proc", (1, 0, 1), 30, 1_000, True),
                            ["game:{r0Sample}:watchers", "game:{r0Sample}:events"]),
     "Store.drop_clock": ("DROP_DUE", lambda s: s.store.drop_clock(ROOM, 1_000), ["clocks"]),
+    "PlayerGames.record": ("PLAYER_GAME",  # one call per person seated (the computer has no list)
+                           lambda s: s.games.record(open_room(ROOM, Duel.new(random.Random(1)),
+                                                              (Player(ANNA, "Anna"), computer(1)), None, 1_000).room),
+                           ["pg:{gAnna}:on", "pg:{gAnna}:over", "pg:{gAnna}:sum"]),
     "Store.record_solo": ("SOLO_RESULT", lambda s: s.store.record_solo("beginner", "classic", "d20260101", ANNA,
                                                                        "{}", 1_000, 500, 86_400),
                           ["lb:{solo}:beginner:classic:all", "lb:{solo}:beginner:classic:d20260101",
@@ -187,12 +198,12 @@ def test_the_commits_room_keys_share_one_slot(recorded) -> None:
 
 
 def test_the_families_use_their_own_slots(recorded) -> None:
-    """Sanity of the recording: a room, ``{solo}``, ``{players}``, ``{ratings}`` and ``{pairing}``
-    are five slots."""
+    """Sanity of the recording: a room, ``{solo}``, ``{players}``, ``{ratings}``, ``{pairing}`` and
+    a player's games are six slots."""
     first_keys = [recorded[site][0][1][0] for site in
                   ("Store.set_presence", "Store.record_solo", "Players.register", "Ratings.apply_result",
-                   "PairingStore.seek")]
-    assert len(slots(first_keys)) == 5
+                   "PairingStore.seek", "PlayerGames.record")]
+    assert len(slots(first_keys)) == 6
 
 
 @pytest.fixture
