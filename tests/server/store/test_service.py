@@ -10,9 +10,10 @@ import redis.asyncio as aioredis
 from engine import Explore, Resign
 from engine.clock import Clock
 from server.app import Parts
-from server.core.decide import DeclineRematch, Join, Play, Refused
+from server.core.decide import DeclineRematch, Join, Play, Refused, Tick
 from server.core.room import Player, Status
 from server.edge import new_game
+from server.metrics import Metrics
 from server.store.cache import RoomCache
 from server.store.keys import log_key, state_key
 from server.store.service import Retention, RoomRefused, RoomService
@@ -111,3 +112,27 @@ async def test_a_sweeper_acting_on_an_older_version_never_drops_a_newer_due_time
     assert (room.id, next_due) in await store.due_clocks(far, 10_000)
     assert await store.drop_clock(room_id, next_due)  # the current time: dropped
     assert room.id not in {d[0] for d in await store.due_clocks(far, 10_000)}
+
+
+async def test_a_correspondence_game_times_out_once_with_nobody_connected(parts: Parts) -> None:
+    """Days per move: when the mover's days run out, the due work (any process's sweeper, no
+    socket anywhere) ends the game on time, and two processes acting at once commit it once."""
+    now = [0]
+    first, second = (RoomService(parts.store, RoomCache(), Metrics(), now_ms=lambda: now[0]) for _ in range(2))
+    room = await parts.rooms.create(new_game.duel("brettspielnetz", 8), (ANNA, BEN), clock=Clock.correspondence(3))
+    now[0] = room.created_ms + 1_000
+    await first.act(room.id, ANNA, Play(Explore((0, 0))))
+    moved = await first.act(room.id, BEN, Play(Explore((10, 10))))  # both moved: Anna's 3 days run
+    due = moved.clock.deadline_ms()
+    assert due == now[0] + 3 * 86_400_000
+    now[0] = due - 1
+    assert (await first.act(room.id, None, Tick())).version == moved.version  # not yet: nothing happens
+    now[0] = due + 1
+    assert room.id in {d[0] for d in await parts.store.due_clocks(now[0], 10_000)}  # the sweepers' work list
+    ended = await asyncio.gather(first.act(room.id, None, Tick()), second.act(room.id, None, Tick()))
+    final = await parts.rooms.load(room.id)
+    assert final.status is Status.OVER and final.version == moved.version + 1  # one commit, not two
+    assert final.game.outcome.termination == "timeout" and final.game.outcome.winner == 1
+    assert {r.version for r in ended} == {final.version}
+    record = await parts.rooms.record(room.id)
+    assert [m for m in record["moves"] if m[1] == "timeout"] == [[0, "timeout"]]
