@@ -81,7 +81,7 @@ class Parts:
         store = Store(url, waitaof=settings.waits_for_aof, lean=settings.lean_redis)
         cache = RoomCache()
         ratings = Ratings(store.redis)
-        games = PlayerGames(store, metrics, finished_ttl_s=settings.finished_ttl_s, idle_ttl_s=settings.idle_ttl_s)
+        games = PlayerGames(store, metrics, finished_ttl_s=settings.finished_ttl_s)
         rooms = RoomService(store, cache, metrics, retries=settings.commit_retries,
                             retention=Retention(settings.finished_ttl_s, settings.idle_ttl_s),
                             analyses=Analyses(store, metrics, at_end=settings.analyse_at_end),

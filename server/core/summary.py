@@ -2,7 +2,7 @@
 
 The shell keeps, per player, the games being played or waiting and the finished ones
 (:mod:`server.store.player_games`), written after every commit that changes what such a list
-says (:func:`index_changed`: the status, whose turn it is, who is seated). What it writes is
+says (:func:`index_changed`: the status, who is seated). What it writes is
 :func:`summary_of` the committed Room: one plain, JSON-ready dict for both players, with no
 secret (players, status, whose turn, the outcome, the clock's terms, when the mover must move).
 :func:`for_player` adds what one player sees in it: their seat, the opponent, whether it is
@@ -39,13 +39,13 @@ def indexed_players(room: Room) -> list[str]:
 
 
 def index_changed(old: Room | None, new: Room) -> bool:
-    """Whether the commit from ``old`` to ``new`` changes what a game list says about it (a new
-    room; a join, a move that passes the turn, the end). Scores alone do not: a list shows a
-    game's score once it is over."""
+    """Whether the commit from ``old`` to ``new`` changes what a game list keeps of it (a new
+    room; a join; the end). A move does not: whose turn it is and when it is due are read from
+    the rooms themselves when a list is read (:meth:`server.store.player_games.PlayerGames.ongoing`),
+    so a move costs no write of the lists; scores are kept once the game is over."""
     if old is None:
         return True
-    return (old.status is not new.status or old.players != new.players
-            or (new.status is Status.PLAYING and old.game.to_move != new.game.to_move))
+    return old.status is not new.status or old.players != new.players
 
 
 def clock_terms(clock: Clock | None) -> dict[str, int] | None:

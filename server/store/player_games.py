@@ -2,8 +2,9 @@
 ones, newest first, kept per player in Redis (keys ``pg:{<player>}:…``, one slot per player).
 
 The room service calls :meth:`PlayerGames.record` after every commit that changes what such a
-list says (:func:`server.core.summary.index_changed`: a new room, a join, a move that passes
-the turn, the end); what it writes is computed from the committed Room alone
+list keeps (:func:`server.core.summary.index_changed`: a new room, a join, the end), never per
+move: reading the ongoing games loads their rooms (one round trip) and takes whose turn it is
+and when it is due from them. What it writes is computed from the committed Room alone
 (:func:`server.core.summary.summary_of`). One script per player (``PLAYER_GAME``) keeps the
 lists consistent whatever order the writes of several processes arrive in: a finished game never
 changes again, an ongoing entry is replaced only by a newer version. A failed write is logged
@@ -20,8 +21,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
-from collections.abc import Callable
 from typing import Any
 
 from ..core.room import Room, Status
@@ -29,7 +28,7 @@ from ..core.summary import for_player, indexed_players, ongoing_order, summary_o
 from ..logs import event
 from ..metrics import Metrics
 from . import scripts
-from .keys import games_on_key, games_over_key, games_summary_key
+from .keys import games_on_key, games_over_key, games_summary_key, unpack
 from .store import Store
 
 log = logging.getLogger("mineduel.player_games")
@@ -39,22 +38,15 @@ KEEP = 100
 DAY_S = 86_400
 
 
-def _now_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
 class PlayerGames:
-    def __init__(self, store: Store, metrics: Metrics, *, keep: int = KEEP, finished_ttl_s: int = 30 * DAY_S,
-                 idle_ttl_s: int = 7 * DAY_S, now_ms: Callable[[], int] = _now_ms) -> None:
+    def __init__(self, store: Store, metrics: Metrics, *, keep: int = KEEP, finished_ttl_s: int = 30 * DAY_S) -> None:
         """The rooms' retention (0 = for ever): a player's lists outlive their last write as long
-        as a finished room is kept (``finished_ttl_s``); an ongoing game unchanged longer than an
-        idle room lives (``idle_ttl_s``) has expired."""
+        as a finished room is kept (``finished_ttl_s``); an ongoing game whose room has expired
+        is dropped when read."""
         self.store = store
         self.metrics = metrics
         self.keep = keep
         self.ttl_ms = finished_ttl_s * 1000 if finished_ttl_s else None
-        self.stale_after_ms = idle_ttl_s * 1000 if idle_ttl_s else None
-        self.now_ms = now_ms
 
     # ------------------------------------------------------------------ writing
 
@@ -111,12 +103,23 @@ class PlayerGames:
         return await self._ongoing(player_id, stored), finished
 
     async def _ongoing(self, player_id: str, stored: dict[bytes, bytes]) -> list[dict[str, Any]]:
+        """The stored ongoing entries as their rooms stand now (whose turn, when due: a move
+        writes no list); entries whose room has gone (expired) or ended are dropped."""
+        ids = [room_id.decode() for room_id in stored]
+        rooms = dict(zip(ids, await self.store.load_many(ids), strict=True)) if ids else {}
         entries, stale = [], []
-        oldest = None if self.stale_after_ms is None else self.now_ms() - self.stale_after_ms
         for room_id, raw in stored.items():
+            data = rooms.get(room_id.decode())
             summary = json.loads(raw)
-            if oldest is not None and summary["changed_ms"] < oldest:
-                stale.append(room_id)  # the room has expired unchanged
+            if data is not None:
+                try:
+                    room = Room.from_data(unpack(data))
+                except ValueError:
+                    room = None
+                if room is not None and room.status is not Status.OVER:
+                    summary = summary_of(room)
+            if data is None or summary["status"] == Status.OVER.value:
+                stale.append(room_id)  # expired, or over (its finished entry is written by the end)
             else:
                 entries.append(for_player(summary, player_id))
         if stale:

@@ -12,8 +12,8 @@ decided on. A command carrying the version its sender saw is refused as stale wh
 change won the race (the client gets a fresh snapshot); one without (a join, a resignation
 over HTTP, a timeout, a rematch) is decided again on the fresh room, at most ``retries`` times.
 
-After a commit: the players' game lists (:mod:`~.player_games`) when the status or the turn
-changed, and what an end leaves behind (:meth:`RoomService.settle`: ratings, leaderboards, the
+After a commit: the players' game lists (:mod:`~.player_games`) when the status or the seats
+changed (a move writes nothing there), and what an end leaves behind (:meth:`RoomService.settle`: ratings, leaderboards, the
 finished lists). A commit of a finished room leaves the room in the ``clocks`` set, due
 :data:`SETTLE_GRACE_MS` later (the same atomic write as the commit: nothing more on the move
 path); settling drops that entry, so an end whose process dies or fails before it is settled
@@ -133,9 +133,8 @@ class RoomService:
         """Runs the decisions a game says are costly (a no-guess layout) off the event loop."""
         self.results = results or Results(store, metrics)
         """Told of every commit that ends a game (ratings, leaderboards)."""
-        self.games = games or PlayerGames(store, metrics, finished_ttl_s=retention.finished_ttl_s,
-                                          idle_ttl_s=retention.idle_ttl_s, now_ms=now_ms)
-        """The players' game lists, written after every commit that changes one."""
+        self.games = games or PlayerGames(store, metrics, finished_ttl_s=retention.finished_ttl_s)
+        """The players' game lists, written after every commit that changes what they keep."""
         self.analyses = analyses or Analyses(store, metrics)
         """Finished duels' analyses: started by the commit that ends a game, stored once."""
         self.cache = cache

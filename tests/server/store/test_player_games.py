@@ -19,7 +19,13 @@ from server.core.room import Player, Room, Status
 from server.edge import new_game
 from server.metrics import Metrics
 from server.store.cache import RoomCache
-from server.store.keys import games_on_key, games_over_key, games_summary_key
+from server.store.keys import (
+    games_on_key,
+    games_over_key,
+    games_summary_key,
+    log_key,
+    state_key,
+)
 from server.store.player_games import PlayerGames
 from server.store.service import RoomService
 from tests.server.store.conftest import sample
@@ -42,7 +48,7 @@ class Ticking:
 def service(parts: Parts, **games: Any) -> RoomService:
     clock = Ticking()
     return RoomService(parts.store, RoomCache(), Metrics(), now_ms=clock,
-                       games=PlayerGames(parts.store, Metrics(), now_ms=clock, **games) if games else None)
+                       games=PlayerGames(parts.store, Metrics(), **games) if games else None)
 
 
 def safe_cell(room: Room, rng: random.Random) -> Explore | Mark:
@@ -140,8 +146,8 @@ async def test_an_ongoing_game_whose_room_expired_is_dropped_when_read(parts: Pa
     rooms = service(parts)
     room = await rooms.create(new_game.duel("brettspielnetz", 8), (anna, None))
     assert [e["id"] for e in await rooms.games.ongoing(anna.id)] == [room.id]
-    later = PlayerGames(parts.store, Metrics(), idle_ttl_s=60, now_ms=lambda: room.created_ms + 61_000)
-    assert await later.ongoing(anna.id) == []
+    await parts.store.redis.delete(state_key(room.id), log_key(room.id))  # its retention ran out
+    assert await rooms.games.ongoing(anna.id) == []
     assert not await parts.store.redis.hexists(games_on_key(anna.id), room.id)
 
 
