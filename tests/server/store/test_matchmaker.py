@@ -26,7 +26,8 @@ from server.store.keys import (
 )
 from server.store.matchmaker import AlreadySeeking, Paired, Pairing, Unpaired
 from server.store.pairing import PairingStore
-from server.store.pubsub import PubSub, open_pubsub
+from server.store.pubsub import open_pubsub
+from tests.server.store.conftest import PubSubOver
 
 CASUAL = POOLS["live-5+3/coan/casual"]
 RATED = POOLS["live-5+3/coan/rated"]
@@ -52,23 +53,8 @@ class Games:
         return bool(created)
 
 
-class Deaf:
+class Deaf(PubSubOver):
     """A pub/sub link that subscribes but never hears a message (as if every one were lost)."""
-
-    def __init__(self, inner: PubSub) -> None:
-        self.inner = inner
-
-    async def connect(self, timeout_s: float = 5.0) -> None:
-        await self.inner.connect(timeout_s)
-
-    async def close(self) -> None:
-        await self.inner.close()
-
-    async def subscribe(self, *channels: str) -> None:
-        await self.inner.subscribe(*channels)
-
-    async def unsubscribe(self, *channels: str) -> None:
-        await self.inner.unsubscribe(*channels)
 
     async def read(self) -> tuple[str, str, object]:
         while True:
