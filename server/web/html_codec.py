@@ -250,6 +250,7 @@ class HtmlCodec:
         if change.moves:
             lines = [move_text(line, names) for line in reversed(change.moves)]
             out.append(m.moves_prepend(lines))
+        out.append(m.notice(""))  # a notice about the board before ("wait for their move") no longer holds
         if viewer in (0, 1):
             out.append(m.seen_version(new.version))
             if abortable(old, viewer) != abortable(new, viewer):

@@ -230,7 +230,9 @@ def board_looks(view: View, names: Sequence[str | None], *, playable: bool, end:
 
 
 def outcome_text(outcome: Outcome, scores: Sequence[int], names: Sequence[str | None], viewer: int) -> str:
-    a, b = scores
+    """The result line, read from the reader's side: a player's own score comes first ("you
+    win, 12 : −64"); spectators read the seats in order."""
+    a, b = (scores[viewer], scores[1 - viewer]) if viewer in (0, 1) else scores
     score = f"{score_text(a)}\u00a0:\u00a0{score_text(b)}"
     winner = outcome.winner
 

@@ -117,6 +117,7 @@ def test_update_sends_only_what_changed(codec: HtmlCodec) -> None:
     assert 'hx-swap-oob="afterbegin:#moves"' in frame and 'id="move-1"' in frame
     assert 'id="seen-v"' in frame and 'value="3"' in frame
     assert 'id="board"' not in frame and 'id="fair"' not in frame
+    assert re.search(r'<p id="notice" [^>]*></p>', frame)  # "wait for their move" no longer holds: cleared
     assert len(frame) < 4000
 
 
@@ -245,3 +246,18 @@ def test_the_abort_button_and_the_claim_area(codec: HtmlCodec) -> None:
     assert claim_look(room, SPECTATOR, gone, 10**9) is None
     assert claim_look(room, 0, Attendance(0, (None, None)), 10**9) is None
     assert 'class="claim off"' in codec.claim(None)
+
+
+def test_the_result_line_puts_the_readers_score_first() -> None:
+    from engine import Outcome
+    from engine.events import ALL_MINES, RESIGNATION
+    from server.web.view_model import outcome_text
+
+    names = ("Anna", "Ben")
+    won = Outcome(ALL_MINES, 1)
+    assert outcome_text(won, (-64, 12), names, 1).endswith("you win, 12\u00a0:\u00a0\u221264")
+    assert outcome_text(won, (-64, 12), names, 0).endswith("Ben wins, \u221264\u00a0:\u00a012")
+    assert outcome_text(won, (-64, 12), names, SPECTATOR).endswith("Ben wins, \u221264\u00a0:\u00a012")
+    resigned = Outcome(RESIGNATION, 0)
+    assert outcome_text(resigned, (3, 9), names, 0) == "Ben resigned \u2014 you win, 3\u00a0:\u00a09"
+    assert outcome_text(resigned, (3, 9), names, 1) == "You resigned \u2014 Anna wins, 9\u00a0:\u00a03"
