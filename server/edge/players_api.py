@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from ..core.ratings import Rating
-from .api import ApiError, _handles, _player
+from .json_edge import ApiError, handles, player_of
 
 PLAYER_ID = re.compile(r"^[A-Za-z0-9_@-]{1,64}$")
 STATUSES = ("playing", "over")
@@ -44,7 +44,7 @@ def visible(entries: list[dict[str, Any]], own: bool) -> list[dict[str, Any]]:
     return entries if own else [e for e in entries if e["status"] != "waiting"]
 
 
-async def known_player(request: Request) -> tuple[str, str]:
+async def knownplayer_of(request: Request) -> tuple[str, str]:
     """The path's player id and name; ``404 unknown_player`` for anyone without a name."""
     player_id = request.path_params["id"]
     name = await request.app.state.players.name_of(player_id) if PLAYER_ID.match(player_id) else None
@@ -54,7 +54,7 @@ async def known_player(request: Request) -> tuple[str, str]:
 
 
 def _own(request: Request, player_id: str) -> bool:
-    caller = _player(request, required=False)
+    caller = player_of(request, required=False)
     return caller is not None and caller.id == player_id
 
 
@@ -67,11 +67,11 @@ def _limit(request: Request) -> int:
     return int(raw)
 
 
-@_handles
+@handles
 async def player(request: Request) -> JSONResponse:
     """``{"id", "name", "ratings": {category: {...}}, "games": [ongoing..., newest finished...]}``."""
     state = request.app.state
-    player_id, name = await known_player(request)
+    player_id, name = await knownplayer_of(request)
     ratings = await state.ratings.ratings_of(player_id)
     ongoing, finished = await state.games.overview(player_id, FINISHED_SHOWN)
     games = visible(ongoing, _own(request, player_id)) + finished
@@ -80,7 +80,7 @@ async def player(request: Request) -> JSONResponse:
                          "games": [game_entry_json(e) for e in games]})
 
 
-@_handles
+@handles
 async def player_games(request: Request) -> JSONResponse:
     """``?status=playing`` (default; waiting games too, to their player only) or ``over``
     (newest first, ``limit`` of them)."""
@@ -89,7 +89,7 @@ async def player_games(request: Request) -> JSONResponse:
     if status not in STATUSES:
         raise ApiError(400, "bad_field", "\"status\" must be \"playing\" or \"over\"")
     limit = _limit(request)
-    player_id, _name = await known_player(request)
+    player_id, _name = await knownplayer_of(request)
     if status == "over":
         games = await state.games.finished(player_id, limit)
     else:
