@@ -32,14 +32,8 @@ from typing import Any
 from engine.clock import Clock
 from engine.rules import RULESETS
 
+from .clock_terms import BadClock, clock_of
 from .ratings import category_of
-
-MAX_INITIAL_S = 3 * 3600
-MAX_INCREMENT_S = 600
-MAX_DAYS = 14
-"""A clock's limits, the same as a created game's (``POST /api/v1/games``): beyond them a clock
-is malformed (``bad_field``); within them but not in the table it names no pool."""
-
 
 # ---------------------------------------------------------------------- the table
 
@@ -148,7 +142,6 @@ class UnknownPool(PoolError):
     code = "unknown_pool"
 
 
-CLOCK_SHAPE = '"clock" is {"initial": seconds, "increment": seconds} or {"days": n}'
 
 
 def pool_of(ruleset: Any, clock: Any, rated: Any) -> Pool:
@@ -167,31 +160,21 @@ def pool_of(ruleset: Any, clock: Any, rated: Any) -> Pool:
     return POOLS[Pool(ruleset, control, rated).id]
 
 
-def _control_of(clock: Any) -> TimeControl:
+def _control_of(value: Any) -> TimeControl:
+    try:
+        clock = clock_of(value)  # the one check of a requested clock (server/core/clock_terms.py)
+    except BadClock as exc:
+        raise BadField(str(exc)) from None
     if clock is None:
         raise UnknownPool(f"no pool is untimed; pools: {_listing()}")
-    if not isinstance(clock, dict):
-        raise BadField(CLOCK_SHAPE)
-    if set(clock) == {"days"}:
-        days = clock["days"]
-        if type(days) is not int or not 1 <= days <= MAX_DAYS:
-            raise BadField(f'clock "days" must be a whole number of days per move in 1..{MAX_DAYS}')
-        wanted = [c for c in TIME_CONTROLS if c.days == days]
-    elif "initial" in clock and set(clock) <= {"initial", "increment"}:
-        initial, increment = clock["initial"], clock.get("increment", 0)
-        if not (_seconds(initial, MAX_INITIAL_S) and _seconds(increment, MAX_INCREMENT_S)) or initial <= 0:
-            raise BadField(f"clock initial must be seconds in (0, {MAX_INITIAL_S}] and increment "
-                           f"seconds in 0..{MAX_INCREMENT_S}")
-        wanted = [c for c in TIME_CONTROLS if c.live and (c.initial_s, c.increment_s) == (initial, increment)]
+    if clock.per_move:
+        wanted = [c for c in TIME_CONTROLS if c.days == clock.days]
     else:
-        raise BadField(CLOCK_SHAPE)
+        wanted = [c for c in TIME_CONTROLS if c.live and
+                  (c.initial_s * 1000, c.increment_s * 1000) == (clock.initial_ms, clock.increment_ms)]
     if not wanted:
         raise UnknownPool(f"no pool has this clock; pools: {_listing()}")
     return wanted[0]
-
-
-def _seconds(value: Any, top: int) -> bool:
-    return type(value) in (int, float) and math.isfinite(value) and 0 <= value <= top
 
 
 def _listing() -> str:

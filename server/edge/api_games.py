@@ -4,7 +4,6 @@ that is a person or the computer, rated or casual) and a classic solo game
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from starlette.requests import Request
@@ -14,6 +13,7 @@ from starlette.routing import Route
 from engine import PRESETS, RULESETS
 from engine.clock import Clock
 
+from ..core.clock_terms import BadClock, clock_of
 from ..core.computer import computer
 from ..core.ratings import clock_category
 from ..core.room import Player
@@ -22,34 +22,13 @@ from . import new_game
 from .json_edge import ApiError, game_json, handles, player_of, read_body
 from .limits import guard_of
 
-MAX_CLOCK_S = 3 * 3600
-MAX_INCREMENT_S = 600
-MAX_DAYS = 14
-
-
-def _number(value: Any) -> bool:
-    return type(value) is int or (type(value) is float and not math.isnan(value))  # not a bool, not NaN
-
 
 def _clock(value: Any) -> Clock | None:
-    """``null`` (untimed), ``{"initial": s, "increment": s}`` or ``{"days": n}`` (correspondence)."""
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise ApiError(400, "bad_field", "\"clock\" must be null, {\"initial\": seconds, \"increment\": seconds} "
-                       "or {\"days\": days per move}")
-    if "days" in value:
-        days = value["days"]
-        if set(value) != {"days"} or type(days) is not int or not 1 <= days <= MAX_DAYS:
-            raise ApiError(400, "bad_field", f"clock days must be a whole number of days per move in 1..{MAX_DAYS}")
-        return Clock.correspondence(days)
-    initial, increment = value.get("initial"), value.get("increment", 0)
-    for name, x, top in (("initial", initial, MAX_CLOCK_S), ("increment", increment, MAX_INCREMENT_S)):
-        if not _number(x) or not (0 <= x <= top):
-            raise ApiError(400, "bad_field", f"clock {name} must be a number of seconds in 0..{top}")
-    if initial <= 0:
-        raise ApiError(400, "bad_field", "clock initial must be > 0")
-    return Clock.new(int(initial * 1000), int(increment * 1000))
+    """The request's clock (:func:`server.core.clock_terms.clock_of`), or ``bad_field``."""
+    try:
+        return clock_of(value)
+    except BadClock as exc:
+        raise ApiError(400, "bad_field", str(exc)) from None
 
 
 def _seed(state: Any, seed: Any) -> int | None:
