@@ -159,7 +159,7 @@ def slots(keys: list[str]) -> set[int]:
 
 
 def test_every_script_has_a_listed_call_site(recorded) -> None:
-    """A script added to server/store/scripts.py fails here until its call sites are listed."""
+    """A script added to server/store/scripts/ fails here until its call sites are listed."""
     assert {script for script, _call, _keys in CALL_SITES.values()} == set(SCRIPTS)
     assert set(ANSWERS) == set(SCRIPTS)
 
