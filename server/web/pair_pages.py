@@ -12,7 +12,6 @@ extension, and one ``hx-get`` answered with ``HX-Redirect``.
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urlencode
 
 from starlette.middleware import Middleware
@@ -24,12 +23,20 @@ from engine import RULESETS
 
 from ..core.pools import POOLS, TIME_CONTROLS, Pool
 from ..edge.csp import SecurityHeaders
-from ..edge.limits import Limited, guard_of
-from .site import error_page, form_of, limited_page, redirect, same_origin, web_of
+from ..edge.limits import Limited
+from .site import (
+    ROOM_ID,
+    error_page,
+    form_of,
+    guest_of,
+    limited_page,
+    redirect,
+    redirect_as,
+    same_origin,
+    web_of,
+)
 
 RULESET_NAMES = {"brettspielnetz": "Brettspielnetz", "coan": "Coan"}
-GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-"""A room id, as :data:`server.web.pages.ROOM_ID` reads one."""
 
 
 def pool_label(pool: Pool) -> str:
@@ -48,7 +55,6 @@ def quick_controls() -> list[tuple[str, str]]:
 async def start(request: Request) -> Response:
     """POST from the home page: the pool of the pressed button and the chosen rules."""
     web = web_of(request)
-    state = request.app.state
     if not same_origin(request):
         return error_page(web, 403, "Forbidden", "That form came from another site.")
     form = await form_of(request)
@@ -56,18 +62,11 @@ async def start(request: Request) -> Response:
     pool = POOLS.get(f"{form.get('pool', '')}".replace("/", f"/{ruleset}/", 1)) if ruleset in RULESETS else None
     if pool is None:
         return error_page(web, 400, "Cannot look for that game", "There is no such pool.")
-    me = web.player_of(request)
-    token = None
-    if me is None:
-        try:
-            guard_of(request).new_guest(request)
-        except Limited as exc:
-            return limited_page(web, exc)
-        me, token = await state.guests.create(None)
-    response = redirect("/pair?" + urlencode({"pool": pool.id}))
-    if token is not None:
-        web.set_cookie(response, request, token)
-    return response
+    try:
+        _me, token = await guest_of(request)
+    except Limited as exc:
+        return limited_page(web, exc)
+    return redirect_as(request, "/pair?" + urlencode({"pool": pool.id}), token)
 
 
 async def page(request: Request) -> Response:
@@ -86,7 +85,7 @@ async def page(request: Request) -> Response:
 async def landing(request: Request) -> Response:
     """Where a paired page goes: the game, by ``HX-Redirect`` (htmx navigates the whole page)."""
     game = request.query_params.get("game", "")
-    if not GAME_ID.match(game):
+    if not ROOM_ID.match(game):
         return redirect("/")
     if request.headers.get("hx-request") != "true":
         return redirect(f"/g/{game}")

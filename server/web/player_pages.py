@@ -26,6 +26,7 @@ from starlette.routing import Route
 
 from ..core.ratings import CATEGORIES
 from ..edge.csp import SecurityHeaders
+from .clock_choices import CLOCK_CHOICES
 from .player_view import CATEGORY_TEXT, game_row, leader_rows, rating_looks
 from .site import error_page, redirect, web_of
 
@@ -34,12 +35,9 @@ HISTORY_SHOWN = 10
 FINISHED_SHOWN = 20
 LEADERS_SHOWN = 50
 REFRESH_S = 30
-CHALLENGE_CLOCKS = (("180+2", "3 min + 2 s per move"), ("300+3", "5 min + 3 s per move"),
-                    ("600+5", "10 min + 5 s per move"), ("60+1", "1 min + 1 s per move"),
-                    ("1d", "1 day per move"), ("3d", "3 days per move"), ("7d", "7 days per move"),
-                    ("none", "No clock (casual only)"))
-"""The challenge form's clocks: keys of the home page's ``server.web.pages.CLOCKS`` (checked by
-the tests), a rated game's needing a clock."""
+CHALLENGE_CLOCK = "180+2"
+"""The challenge form's clock at first (its choices are the home page's, ``CLOCK_CHOICES``;
+a rated game's needing a clock)."""
 
 
 def _now_ms() -> int:
@@ -66,7 +64,7 @@ async def player_page(request: Request) -> Response:
         "player.html", me=me, player_id=player_id, name=name, own=own,
         ratings=rating_looks(ratings, histories, HISTORY_SHOWN),
         ongoing=[game_row(e, now) for e in ongoing], finished=[game_row(e, now) for e in finished],
-        clocks=CHALLENGE_CLOCKS,
+        clocks=CLOCK_CHOICES, default_clock=CHALLENGE_CLOCK,
     )
 
 

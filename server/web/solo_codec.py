@@ -20,7 +20,15 @@ from markupsafe import Markup
 from engine import Event
 
 from ..core.room import Room, Status
-from .solo_view import board_label, playing, solo_cell, solo_cells, solo_stats, solo_status, timer_text
+from .solo_view import (
+    board_label,
+    playing,
+    solo_cell,
+    solo_cells,
+    solo_stats,
+    solo_status,
+    timer_text,
+)
 
 SNAPSHOT_MARK = "<!--snapshot-->"
 

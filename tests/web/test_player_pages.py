@@ -20,8 +20,7 @@ from server.client import Api, Guest
 from server.core.ratings import BLITZ, BULLET, DEFAULT, rate_game
 from server.store.keys import LOBBY
 from server.store.players import Players, Ratings
-from server.web.pages import CLOCKS
-from server.web.player_pages import CHALLENGE_CLOCKS
+from server.web.clock_choices import CLOCK_CHOICES, CLOCKS
 from tests.conftest import LiveServer
 from tests.names import unique
 
@@ -92,7 +91,7 @@ async def test_the_challenge_form_and_private_games(api: Api, web_server: LiveSe
     theirs = (await page(web_server, f"/p/{anna.id}", ben)).text
     form = section(theirs, "challenge-form")
     assert 'action="/games"' in form and 'name="private" value="on"' in form
-    for value, _label in CHALLENGE_CLOCKS:
+    for value, _label in CLOCK_CHOICES:
         assert f'value="{value}"' in form and (value == "none" or value in CLOCKS)  # the home page's clocks
     anonymous = (await page(web_server, f"/p/{anna.id}")).text
     assert 'id="challenge-form"' not in anonymous and f"/?next=/p/{anna.id}" in anonymous
