@@ -39,8 +39,9 @@ from ..core.room import Player, Room, Status
 from ..outage import UNAVAILABLE, UNAVAILABLE_MESSAGE, redis_down
 from ..store.service import RoomRefused
 from ..web.html_codec import SNAPSHOT_MARK, HtmlCodec
+from ..web.presence_view import claim_look
 from ..web.site import web_of
-from ..web.view_model import claim_look, player_names, seat_name
+from ..web.view_model import player_names, seat_name
 from . import wire
 from .admission import admitted
 from .frames import client_frames

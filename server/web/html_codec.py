@@ -32,26 +32,13 @@ from engine import SPECTATOR, Event, Explore, Mark, cell_name
 from ..core.room import Room, Status
 from ..store.analyses import StoredAnalysis
 from ..store.messages import Attendance
+from .end_view import ReplayLook, fair_look, rematch_offer_look
 from .odds_view import odds_look, overlay
+from .presence_view import ClaimLook, abortable, away_text
 from .rating_labels import RatingLabels
 from .solo_codec import SoloHtml
-from .view_model import (
-    ClaimLook,
-    ReplayLook,
-    abortable,
-    away_text,
-    board_looks,
-    cell_look,
-    clock_looks,
-    fair_look,
-    move_text,
-    outcome_text,
-    player_looks,
-    player_names,
-    rematch_offer_look,
-    score_text,
-    status_look,
-)
+from .status_view import clock_looks, outcome_text, player_looks, status_look
+from .view_model import board_looks, cell_look, move_text, player_names, score_text
 
 WEB_DIR = Path(__file__).resolve().parent.parent.parent / "web"
 TEMPLATES_DIR = WEB_DIR / "templates"

@@ -38,7 +38,8 @@ from ..core.computer import level_of
 from ..core.ratings import Rating, clock_category
 from ..core.room import Room, Status
 from ..store.presence import attendance_of
-from .view_model import player_names, time_control_text
+from .status_view import time_control_text
+from .view_model import player_names
 
 log = logging.getLogger("mineduel.lobby")
 

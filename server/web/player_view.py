@@ -17,7 +17,8 @@ from engine.clock import Clock
 from ..core.ratings import CATEGORIES, Rating
 from ..core.summary import ABORTED_RESULT, DRAWN, LOST, WON
 from ..store.players import RatingPoint
-from .view_model import score_text, time_control_text
+from .status_view import time_control_text
+from .view_model import score_text
 
 RESULT_TEXT = {WON: "Won", LOST: "Lost", DRAWN: "Drawn", ABORTED_RESULT: "Aborted"}
 TERMINATION_TEXT = {"all_mines": "all mines found", "resignation": "resignation", "timeout": "on time",

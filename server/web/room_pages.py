@@ -21,9 +21,10 @@ from ..store.analyses import NotAnalysed, StoredAnalysis
 from ..store.service import RoomRefused
 from .html_codec import HtmlCodec, oob
 from .lobby import list_room
+from .presence_view import away_text
 from .site import ROOM_ID, Web, error_page, redirect, same_origin, web_of
 from .solo_pages import solo_room_page
-from .view_model import away_text, player_names, points_text
+from .view_model import player_names, points_text
 
 log = logging.getLogger("mineduel.pages")
 

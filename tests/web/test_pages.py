@@ -5,20 +5,20 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import warnings
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's "use httpx2" notice: the same API for these tests
     from starlette.testclient import TestClient
 
 from server.app import create_app
+from server.edge.csp import CSP
 from tests.conftest import app_settings
 from tests.names import unique
-from server.edge.csp import CSP
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "http://testserver"

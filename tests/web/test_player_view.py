@@ -24,7 +24,7 @@ from server.web.player_view import (
     terms_text,
 )
 from server.web.rating_labels import RatingLabels
-from server.web.view_model import player_looks
+from server.web.status_view import player_looks
 
 ANNA, BEN = Player("gA", "Anna"), Player("gB", "Ben")
 T0 = 1_700_000_000_000

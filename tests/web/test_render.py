@@ -7,13 +7,16 @@ import random
 import re
 
 import pytest
+
 from engine import SPECTATOR, Duel, Explore, Mark, MoveLine, Resign
 from engine.clock import Clock
 from engine.rules import Action, Verdict
 from server.core.room import Player, Room
 from server.store.messages import Attendance
 from server.web.html_codec import SNAPSHOT_MARK, HtmlCodec
-from server.web.view_model import claim_look, cell_look, clock_text, move_text, points_text, score_text
+from server.web.presence_view import claim_look
+from server.web.status_view import clock_text
+from server.web.view_model import cell_look, move_text, points_text, score_text
 
 ANNA, BEN = Player("ga", "Anna"), Player("gb", "Ben")
 
@@ -251,7 +254,7 @@ def test_the_abort_button_and_the_claim_area(codec: HtmlCodec) -> None:
 def test_the_result_line_puts_the_readers_score_first() -> None:
     from engine import Outcome
     from engine.events import ALL_MINES, RESIGNATION
-    from server.web.view_model import outcome_text
+    from server.web.status_view import outcome_text
 
     names = ("Anna", "Ben")
     won = Outcome(ALL_MINES, 1)
