@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from .encoding import changed_cells
 from .events import Outcome
 from .geometry import Cell
 
@@ -105,15 +106,7 @@ def diff(old: ClassicView, new: ClassicView) -> ClassicDiff:
     """The :class:`ClassicDiff` that turns ``old`` into ``new`` (one viewer, one game)."""
     if old.commitment != new.commitment:
         raise ValueError("views of different games")
-    touched = set(old.last_opened) ^ set(new.last_opened)
-    touched_rows = {r for r, _c in touched}
-    cells = tuple(
-        (r, c, new_row[c])
-        for r, (old_row, new_row) in enumerate(zip(old.rows, new.rows))
-        if old_row != new_row or r in touched_rows
-        for c in range(new.width)
-        if new_row[c] != old_row[c] or (r, c) in touched
-    )
+    cells = changed_cells(old.rows, new.rows, new.width, old.last_opened, new.last_opened)
     changed = {name: getattr(new, name) for name in _DIFFED if getattr(new, name) != getattr(old, name)}
     return ClassicDiff(cells, changed)
 
