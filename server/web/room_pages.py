@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
@@ -174,11 +175,25 @@ async def join_room(request: Request) -> Response:
     return redirect(f"/g/{room_id}")
 
 
-async def rematch(request: Request) -> Response:
-    posted = _room_post(request)
-    if isinstance(posted, Response):
-        return posted
-    web, room_id, me = posted
+def _posted_on_room(handler: Callable[[Request, str, Player | None], Awaitable[Response]]) \
+        -> Callable[[Request], Awaitable[Response]]:
+    """A form posted on a room's page: ``handler(request, room_id, visitor)`` (``None``: no
+    guest yet) runs only for a form of this site and a well-formed room id."""
+
+    async def endpoint(request: Request) -> Response:
+        web = web_of(request)
+        room_id = request.path_params["id"]
+        if not same_origin(request) or not ROOM_ID.match(room_id):
+            return error_page(web, 403, "Forbidden", "That form came from another site.")
+        return await handler(request, room_id, web.player_of(request))
+
+    endpoint.__name__ = handler.__name__
+    endpoint.__doc__ = handler.__doc__
+    return endpoint
+
+
+@_posted_on_room
+async def rematch(request: Request, room_id: str, me: Player | None) -> Response:
     if me is None:
         return redirect(f"/g/{room_id}")
     try:
@@ -190,34 +205,18 @@ async def rematch(request: Request) -> Response:
     return redirect(f"/g/{fresh.id}")
 
 
-async def decline_rematch(request: Request) -> Response:
+@_posted_on_room
+async def decline_rematch(request: Request, room_id: str, me: Player | None) -> Response:
     """The opponent's rematch offer declined, or one's own withdrawn."""
-    posted = _room_post(request)
-    if isinstance(posted, Response):
-        return posted
-    web, room_id, me = posted
     if me is not None:
         with contextlib.suppress(RoomRefused):
             await request.app.state.rooms.act(room_id, me, DeclineRematch())
     return redirect(f"/g/{room_id}")
 
 
-def _room_post(request: Request) -> tuple[Web, str, Player | None] | Response:
-    """A form posted on a room's page: the site, the room id and the visitor (``None``: no
-    guest yet), or the refusal of a form from another site."""
-    web = web_of(request)
-    room_id = request.path_params["id"]
-    if not same_origin(request) or not ROOM_ID.match(room_id):
-        return error_page(web, 403, "Forbidden", "That form came from another site.")
-    return web, room_id, web.player_of(request)
-
-
-async def cancel_challenge(request: Request) -> Response:
+@_posted_on_room
+async def cancel_challenge(request: Request, room_id: str, me: Player | None) -> Response:
     """POST: the creator calls off their open challenge (the waiting room ends, aborted)."""
-    posted = _room_post(request)
-    if isinstance(posted, Response):
-        return posted
-    web, room_id, me = posted
     if me is not None:
         with contextlib.suppress(RoomRefused):
             room = await request.app.state.rooms.latest(room_id)
