@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
-from .deduce import analyze
+from .deduce import _bits, analyze
 
 __all__ = ["GenerationStats", "clears_without_guessing", "no_guess_layout", "solve_stats"]
 
@@ -481,12 +481,12 @@ def _perturb(s: _Solver, rng, banned: bytearray, choose: str) -> tuple[int, int]
     order = s.order
     latest = choose == "latest"
     if choose == "all":
-        sets = [_bit_list(s.unknown)]
+        sets = [_bits(s.unknown)]
     else:
-        sets = [_bit_list(unk[j]) for j in order if unk[j]]
+        sets = [_bits(unk[j]) for j in order if unk[j]]
     if not sets:
         unknown = s.unknown
-        sets = [[x] for x in _bit_list(s.kmask) if geo.nmask[x] & unknown and not banned[x]]
+        sets = [[x] for x in _bits(s.kmask) if geo.nmask[x] & unknown and not banned[x]]
         if not sets:
             return None
 
@@ -522,7 +522,7 @@ def _perturb(s: _Solver, rng, banned: bytearray, choose: str) -> tuple[int, int]
     interior_full: list[int] = []
     edge: list[tuple[int, float, int]] = []  # (-key, random, cell) for cells next to open ones
     hidden = s.unknown | s.kmask
-    for x in _bit_list(hidden):
+    for x in _bits(hidden):
         if banned[x] or x in in_set:
             continue
         k = key(x)
@@ -577,13 +577,6 @@ def _perturb(s: _Solver, rng, banned: bytearray, choose: str) -> tuple[int, int]
     return k, len(partners)
 
 
-def _bit_list(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def no_guess_layout(
