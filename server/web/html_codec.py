@@ -32,6 +32,7 @@ from engine import SPECTATOR, Event, Explore, Mark, cell_name
 from ..core.room import Room, Status
 from ..store.analyses import StoredAnalysis
 from ..store.messages import Attendance
+from . import i18n
 from .end_view import ReplayLook, fair_look, rematch_offer_look
 from .odds_view import odds_look, overlay
 from .presence_view import ClaimLook, abortable, away_text
@@ -59,6 +60,7 @@ def make_env(templates: Path = TEMPLATES_DIR) -> Environment:
     )
     env.globals["asset"] = lambda path: f"/static/{path}"  # pages.py installs the versioned one
     env.filters["signed"] = score_text
+    i18n.install(env)
     return env
 
 
