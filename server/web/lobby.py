@@ -16,7 +16,9 @@ round trips (the rooms, then their presence hashes) and keeps:
 Finished and vanished rooms are unlisted as they are met. :class:`LobbyFeed` is the
 per-process loop: every ``interval_s`` while anybody watches the lobby it reads the lobby once,
 renders it once (the challenges once more per viewer who has one: their row says Cancel, not
-Accept) and sends each lobby socket the sections that changed since its last frame. Why a
+Accept) and sends each lobby socket the sections that changed since its last frame; with
+nobody watching it still writes its count of connected players every
+:data:`ONLINE_REPORT_S`, so other processes' lobbies count them. Why a
 poll and not a channel: a listed room's changes already travel on its own channel, and
 subscribing every process to every listed room to learn what one read a second gives would
 cost more than the read; the lobby is allowed a second of delay, the game is not.
@@ -50,6 +52,10 @@ GONE_GRACE_MS = 5_000
 NEVER_CAME_MS = 30_000
 """A challenge whose creator never opened its page is listed this long after it was made."""
 ONLINE_ALIVE_MS = 10_000
+"""A process's count of connected players counts this long after it was written."""
+ONLINE_REPORT_S = ONLINE_ALIVE_MS / 3_000
+"""How often a process with nobody watching the lobby still writes its count (well within
+:data:`ONLINE_ALIVE_MS`), so a lobby read elsewhere counts this process's players."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +207,7 @@ class LobbyFeed:
         self._wake = asyncio.Event()
         self._rendered_for: Lobby | None = None
         self._rendered: dict[str | None, dict[str, str]] = {}
+        self._reported = 0
 
     def watch(self, watcher: LobbyWatcher) -> None:
         """Start sending ``watcher`` the lobby (the latest at once; the loop sends what changes)."""
@@ -227,23 +234,33 @@ class LobbyFeed:
         now = _now_ms()
         local = len(self.players_connected() | {w.player_id for w in self.watchers if w.player_id})
         online = await self.state.store.set_online(self.process_id, local, now, ONLINE_ALIVE_MS)
+        self._reported = local
         self.latest = await read_lobby(self.state, online, now)
         return self.latest
 
     async def run(self) -> None:
-        """Until cancelled: read and push while anybody watches; sleep otherwise."""
+        """Until cancelled: read and push while anybody watches; otherwise only keep this
+        process's count of players online written for the other processes' lobbies."""
         while True:
-            if self.watchers:
-                try:
+            try:
+                if self.watchers:
                     lobby = await self.refresh()
-                except Exception as exc:  # Redis away: the lobby shows what it had
-                    log.warning("lobby read failed: %s", type(exc).__name__)
-                else:
                     for watcher in list(self.watchers):
                         self._send(watcher, lobby)
+                else:
+                    await self._report_online()
+            except Exception as exc:  # Redis away: the lobby shows what it had
+                log.warning("lobby read failed: %s", type(exc).__name__)
             self._wake.clear()
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.interval_s if self.watchers else None)
+                await asyncio.wait_for(self._wake.wait(), self.interval_s if self.watchers else ONLINE_REPORT_S)
+
+    async def _report_online(self) -> None:
+        """Write this process's count while it has players (and once more when it drops to 0)."""
+        local = len(self.players_connected())
+        if local or self._reported:
+            await self.state.store.set_online(self.process_id, local, _now_ms(), ONLINE_ALIVE_MS)
+            self._reported = local
 
     def _send(self, watcher: LobbyWatcher, lobby: Lobby) -> None:
         sections = self._sections(lobby, watcher.player_id)

@@ -42,7 +42,10 @@ class LobbyTap:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise AssertionError(f"the lobby never showed it: {self.sections}")
-            frame = await asyncio.wait_for(self.ws.recv(), left)
+            try:
+                frame = await asyncio.wait_for(self.ws.recv(), left)
+            except TimeoutError:
+                raise AssertionError(f"the lobby never showed it: {self.sections}") from None
             starts = [(m.start(), m.group(1)) for m in SECTION.finditer(frame)] + [(len(frame), "")]
             for (start, name), (end, _next) in zip(starts, starts[1:], strict=False):
                 self.sections[name] = frame[start:end]
