@@ -4,7 +4,7 @@
    so `callgrind_annotate --inclusive=yes` gives the instructions spent inside every step (the
    Python functions themselves are all the interpreter's one eval loop to callgrind).  Compiled
    without identical-code folding and sibling calls, so that every step keeps its own frame.
-   start()/stop()/dump(name) are callgrind's client requests; running() says whether the
+   start()/stop()/dump(name)/toggle() are callgrind's client requests; running() says whether the
    process runs under valgrind (they do nothing otherwise). */
 
 #define PY_SSIZE_T_CLEAN
@@ -60,6 +60,12 @@ static PyObject *cg_zero(PyObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+static PyObject *cg_toggle(PyObject *self, PyObject *unused)
+{
+    CALLGRIND_TOGGLE_COLLECT;
+    Py_RETURN_NONE;
+}
+
 static PyObject *cg_running(PyObject *self, PyObject *unused)
 {
     return PyLong_FromLong((long)RUNNING_ON_VALGRIND);
@@ -73,6 +79,7 @@ static PyMethodDef methods[] = {
     {"stop", cg_stop, METH_NOARGS, NULL},
     {"dump", cg_dump, METH_O, NULL},
     {"zero", cg_zero, METH_NOARGS, NULL},
+    {"toggle", cg_toggle, METH_NOARGS, NULL},
     {"running", cg_running, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -210,6 +210,10 @@ class Duel:
         self.reveal_cache = deduce.RevealCache()
         """The deduction auto-reveal's solved positions (engine/reveal_cache.py), so each move
         re-solves only what it changed; not game state. Shared like ``memo``."""
+        self._solved = None
+        """The reveal cache's solved position of this duel's last auto-reveal (``None``: not
+        known, e.g. decoded): the next one extends it (``RevealCache.extending``). Not game
+        state; copies share it (positions are immutable)."""
         self._fixed: dict[str, Any] = {
             "format": SNAPSHOT_FORMAT,
             "ruleset": setup.ruleset,
@@ -231,6 +235,7 @@ class Duel:
         new.setup, new.rules, new.geo = self.setup, self.rules, self.geo
         new.commitment, new.memo, new.reveal_cache = self.commitment, self.memo, self.reveal_cache
         new._fixed = self._fixed
+        new._solved = None
         return new
 
     def copy(self) -> "Duel":
@@ -250,6 +255,7 @@ class Duel:
         new.log = self.log.copy()
         new.last_opened = self.last_opened
         new._public = self._public
+        new._solved = self._solved
         return new
 
     @classmethod
@@ -351,7 +357,12 @@ class Duel:
             events.append(WrongMarkPlaced(seat, cell, audience=seat))
         self.scores[seat] += points
 
-        auto = self._auto_reveal() if verdict is not Verdict.BLUBB else {}
+        if verdict is Verdict.BLUBB:
+            auto = {}
+        elif action is Action.EXPLORE and not is_mine:
+            auto = self._auto_reveal((cell, number), None)
+        else:
+            auto = self._auto_reveal(None, cell)
         if auto:
             events.append(CellsRevealed(tuple((*c, n) for c, n in sorted(auto.items())), "deduction"))
         self.last_opened = (*opened, *sorted(auto))
@@ -367,16 +378,23 @@ class Duel:
             events.append(TurnChanged(self.to_move))
         return events
 
-    def _auto_reveal(self) -> dict[Cell, int]:
+    def _auto_reveal(self, number: tuple[Cell, int] | None, mine: Cell | None) -> dict[Cell, int]:
         """Deduction auto-reveal (RULES.md): public information only, never private marks.
 
         A wrong mark changes no public information, so after one the set of revealable cells
         is the same as before (already revealed); the caller skips the call then.
+
+        ``numbers`` and ``claims`` only ever grow, at their ends: the position extends the one
+        solved for the last auto-reveal (``_solved``) by the cells it revealed and this move's
+        ``number`` (a ``(cell, value)``) or ``mine`` (a cell), and the reveal cache is told so
+        (``RevealCache.extending``) instead of comparing everything with its positions.
         """
+        ext = self.reveal_cache.extending(self._solved, number, mine)
         found = deduce.revealable(
             self.setup.width, self.setup.height, self.setup.total_mines, self.numbers, self.claims.keys(),
-            cache=self.reveal_cache,
+            cache=ext,
         )
+        self._solved = ext.state
         self.numbers.update(found)
         return found
 
