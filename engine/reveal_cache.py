@@ -1205,15 +1205,14 @@ class _Rest:
         self.allowed = allowed
         self._seen: dict[int, object] = {}
         self._func: dict[int, object] = {}
-        if comp.sols is not None:
-            n = len(comp.box_sizes)
-            ksets = [0] * n
-            for code in comp.sols:
-                if allowed >> (code & 255) & 1:
-                    code >>= 8
-                    for i in range(n):
-                        ksets[i] |= 1 << (code & 15)
-                        code >>= 4
+        sols = comp.sols
+        if sols is not None:
+            if comp.feasible & ~allowed:
+                sols = [code for code in sols if allowed >> (code & 255) & 1]
+            if sols:
+                self._read(comp, sols)
+                return
+            ksets = [0] * len(comp.box_sizes)
         elif comp.layers is None:
             ksets = [allowed]
         else:
@@ -1263,6 +1262,52 @@ class _Rest:
                     multi.append((i, m, s))
                 else:
                     mid.append((m, kset.bit_length() - 1))
+        self.partial = partial
+        self.safe = safe
+        self.mines = mines
+        self.multi = multi
+        self.mid = mid
+
+    def _read(self, comp: _Comp, sols: list[int]) -> None:
+        """The same, read off the allowed solutions ``sols``: only the boxes whose count differs
+        between solutions (a field of their XOR with the first) are read per solution.
+
+        Why: reading every box of every solution was most of a _Rest (~50k instructions for
+        a component of 6 boxes and 4 solutions, one per new component and move); usually
+        only two or three boxes vary."""
+        first = sols[0]
+        diff = 0
+        for code in sols:
+            diff |= code ^ first
+        ksets = []
+        safe = mines = 0
+        partial = []
+        multi = []
+        mid = []
+        sh = 8
+        i = 0
+        for m, s in zip(comp.box_masks, comp.box_sizes):
+            if diff >> sh & 15:
+                kset = 0
+                for code in sols:
+                    kset |= 1 << (code >> sh & 15)
+                if kset & ((1 << s) - 2):
+                    partial.append(m)
+                multi.append((i, m, s))
+            else:
+                k = first >> sh & 15
+                kset = 1 << k
+                if not k:
+                    safe |= m
+                elif k == s:
+                    mines |= m
+                else:
+                    partial.append(m)
+                    mid.append((m, k))
+            ksets.append(kset)
+            sh += 4
+            i += 1
+        self.ksets = ksets
         self.partial = partial
         self.safe = safe
         self.mines = mines
