@@ -36,7 +36,7 @@ from .events import (
 from .encoding import CHAR_CLAIMS, CLAIM_CHARS, HIDDEN, UNCLAIMED_MINE
 from .geometry import Cell, Geometry, geometry
 from .memo import PrefixMemo
-from .view import SPECTATOR, VIEWERS, MoveLine, diff, public_rows, view_of  # view.py knows Duel only as a type
+from .view import SPECTATOR, VIEWERS, MoveLine, diff, diff_of_move, public_rows, view_of  # view.py knows Duel only as a type
 from .moves import Explore, Mark, Move, Resign, Timeout, move_from_data, move_to_data
 from .rules import (
     DEFAULT_RULESET,
@@ -130,7 +130,9 @@ _STORED_LINES, _STORED_LOG = "stored lines", "stored log"  # memo variants of th
 
 
 def _line_data(ln: Line) -> list[Any]:
-    return [ln.number, ln.seat, ln.action.value, *ln.cell, ln.verdict.value, ln.points, ln.auto_revealed]
+    # ``._value_``: an enum member's value without the ``value`` property (a Python-level
+    # descriptor on CPython 3.11: ~1.5k instructions a read, several per move)
+    return [ln.number, ln.seat, ln.action._value_, *ln.cell, ln.verdict._value_, ln.points, ln.auto_revealed]
 
 
 def _log_data(entry: tuple[int, Move]) -> list[Any]:
@@ -203,6 +205,7 @@ class Duel:
         self.log: list[tuple[int, Move]] = []
         self.last_opened: tuple[Cell, ...] = ()
         self._public: tuple[str, ...] | None = None  # public_rows(), painted once per state
+        self._painted: tuple[str, ...] | None = None  # the version's before the move being applied
         self.memo: PrefixMemo[Any, Any] = PrefixMemo(limit=64)
         """Derived forms of ``lines`` and ``log`` (views' move lists, the stored form), converted
         once per item; not game state. Shared by the copies of this duel (they share those
@@ -235,7 +238,7 @@ class Duel:
         new.setup, new.rules, new.geo = self.setup, self.rules, self.geo
         new.commitment, new.memo, new.reveal_cache = self.commitment, self.memo, self.reveal_cache
         new._fixed = self._fixed
-        new._solved = None
+        new._solved = new._painted = None
         return new
 
     def copy(self) -> "Duel":
@@ -299,7 +302,7 @@ class Duel:
         off the board or not hidden.
         """
         self._check(seat, move)
-        self._public = None
+        self._painted, self._public = self._public, None
         self.log.append((seat, move))
         match move:
             case Resign():
@@ -376,7 +379,34 @@ class Duel:
         else:
             self.to_move = 1 - seat
             events.append(TurnChanged(self.to_move))
+            if public_cell is None:  # a wrong mark shows nothing
+                self._public = self._painted
+            elif self._painted is not None:
+                self._public = self._repaint(self._painted, cell, auto)
         return events
+
+    def _repaint(self, rows: tuple[str, ...], cell: Cell, auto: dict[Cell, int]) -> tuple[str, ...]:
+        """The public rows of the version before this move, with the cells it showed painted
+        (``cell``, a number or a claim, and the auto-revealed numbers): what
+        :func:`engine.view.public_rows` paints from scratch while the game is on.
+
+        Why: painting the board from every number and claim (a loop over up to 121 cells)
+        was ~75k instructions per move (bench/path.py: the stored form paints it, the three
+        views reuse it); a move shows one cell and what the auto-reveal opened."""
+        grid = list(rows)
+        number = self.numbers.get(cell)
+        r, c = cell
+        row = grid[r]
+        if number is not None:
+            ch = _DIGITS[number]
+        else:
+            seat, claim = self.claims[cell]
+            ch = CLAIM_CHARS[seat][claim]
+        grid[r] = row[:c] + ch + row[c + 1:]
+        for (r, c), number in auto.items():
+            row = grid[r]
+            grid[r] = row[:c] + _DIGITS[number] + row[c + 1:]
+        return tuple(grid)
 
     def _auto_reveal(self, number: tuple[Cell, int] | None, mine: Cell | None) -> dict[Cell, int]:
         """Deduction auto-reveal (RULES.md): public information only, never private marks.
@@ -433,7 +463,7 @@ class Duel:
         return SnapshotParts(
             self._fixed,
             {
-                "phase": self.phase.value,
+                "phase": self.phase._value_,  # (see _line_data)
                 "outcome": self.outcome.to_data() if self.outcome else None,
                 "to_move": self.to_move,
                 "scores": list(self.scores),
@@ -542,6 +572,14 @@ class Duel:
     def diff(old: "View", new: "View") -> "ViewDiff":
         """What changed between two views of one viewer (:func:`engine.view.diff`)."""
         return diff(old, new)
+
+    def diff_since(self, previous: "Duel", viewer: int) -> "ViewDiff":
+        """``diff(previous.view(viewer), self.view(viewer))``, worked out from what the last
+        move showed when ``self`` is ``previous`` plus that move and the game is on
+        (:func:`engine.view.diff_of_move`; a renderer that needs only the difference need not
+        make the views)."""
+        change = diff_of_move(previous, self, viewer)
+        return change if change is not None else diff(previous.view(viewer), self.view(viewer))
 
     def record(self) -> dict[str, Any]:
         """The public record of a finished game: setup, every move, the move list, the result
