@@ -36,7 +36,7 @@ from .events import (
 from .encoding import CHAR_CLAIMS, CLAIM_CHARS, HIDDEN, UNCLAIMED_MINE
 from .geometry import Cell, Geometry, geometry
 from .memo import PrefixMemo
-from .view import SPECTATOR, VIEWERS, MoveLine, diff, diff_of_move, public_rows, view_of  # view.py knows Duel only as a type
+from .view import SPECTATOR, VIEWERS, MoveLine, diff, diff_data_of_move, diff_of_move, public_rows, view_of  # view.py knows Duel only as a type
 from .moves import Explore, Mark, Move, Resign, Timeout, move_from_data, move_to_data
 from .rules import (
     DEFAULT_RULESET,
@@ -580,6 +580,12 @@ class Duel:
         make the views)."""
         change = diff_of_move(previous, self, viewer)
         return change if change is not None else diff(previous.view(viewer), self.view(viewer))
+
+    def diff_data_since(self, previous: "Duel", viewer: int) -> dict[str, Any]:
+        """``self.diff_since(previous, viewer).to_data()``, made without the intermediate
+        objects when it can (:func:`engine.view.diff_data_of_move`)."""
+        data = diff_data_of_move(previous, self, viewer)
+        return data if data is not None else diff(previous.view(viewer), self.view(viewer)).to_data()
 
     def record(self) -> dict[str, Any]:
         """The public record of a finished game: setup, every move, the move list, the result

@@ -31,7 +31,7 @@ from engine import (
 from engine.bots import hidden_cells
 from engine.deduce import revealable
 from engine.encoding import CLAIM_CHARS, HIDDEN, OWN_WRONG_MARK, UNCLAIMED_MINE
-from engine.view import diff_of_move, public_rows, view_of
+from engine.view import diff_data_of_move, diff_of_move, public_rows, view_of
 
 PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -275,8 +275,13 @@ def test_the_diff_of_a_move_equals_the_diff_of_the_views(game):
             want = diff(duel.view(viewer), new.view(viewer))
             assert new.diff_since(duel, viewer) == want
             assert new.diff_since(duel, viewer).to_data() == want.to_data()
+            assert new.diff_data_since(duel, viewer) == want.to_data()
             fast = diff_of_move(duel, new, viewer)
             assert fast is None if new.outcome is not None else fast == want
+            data = diff_data_of_move(duel, new, viewer)
+            assert data is None if new.outcome is not None else data == want.to_data()
+            if data is not None:
+                assert msgpack.packb(data) == msgpack.packb(want.to_data())
         assert diff_of_move(new, duel, SPECTATOR) is None  # not the version after
         duel = new
     assert diff_of_move(duel, duel, SPECTATOR) is None
