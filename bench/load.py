@@ -529,7 +529,7 @@ async def setup_rooms(url: str, rooms: int, concurrency: int = 16) -> list[str]:
     async with Api(url, timeout_s=60) as api:
         async def one(i: int) -> None:
             async with sem:
-                a, b = await api.guest(f"bot{i}a"), await api.guest(f"bot{i}b")
+                a, b = await api.guest(), await api.guest()
                 game = await api.create_game(a.token, seat=0)
                 await api.join(b.token, game["id"])
                 out.append(game["id"])

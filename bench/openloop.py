@@ -141,8 +141,7 @@ class OpenLoopClient:
 
             async def make(i: int) -> Room:
                 async with sem:
-                    a = await self.api.guest(f"bot{plan.first_room + i}a")
-                    b = await self.api.guest(f"bot{plan.first_room + i}b")
+                    a, b = await self.api.guest(), await self.api.guest()
                     game = await self.api.create_game(a.token, seat=0)
                     await self.api.join(b.token, game["id"])
                     return Room(i, game["id"], [a.token, b.token])

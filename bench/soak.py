@@ -92,7 +92,7 @@ class Soak:
             if self.stopping():
                 return
             try:
-                a, b = await api.guest(f"soak{n}a"), await api.guest(f"soak{n}b")
+                a, b = await api.guest(), await api.guest()
                 clock = {"initial": 300, "increment": 2} if rng.random() < 0.25 else None
                 game = await api.create_game(a.token, seat=0, clock=clock)
                 await api.join(b.token, game["id"])

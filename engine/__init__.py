@@ -10,10 +10,13 @@ Everything the server needs to run a duel::
 Randomness comes in as an argument; nothing here reads a clock, a socket or a global RNG.
 """
 
+from .classic import PRESETS, Classic, generate, three_bv
 from .commitment import commitment, verify
 from .duel import Duel, Phase, Setup, draw_setup
 from .errors import IllegalCode, IllegalMove
 from .events import (
+    ABANDONED,
+    ABORTED,
     ALL_MINES,
     RESIGNATION,
     TIMEOUT,
@@ -31,7 +34,21 @@ from .events import (
 )
 from .game import GAMES, Game, GameDiff, GameView, restore
 from .geometry import Cell, Geometry, cell_name, geometry, parse_cell_name
-from .moves import Explore, Mark, Move, Resign, Timeout, move_from_data, move_to_data
+from .moves import (
+    CELL_MOVES,
+    Abort,
+    Chord,
+    ClaimAbandoned,
+    Explore,
+    Flag,
+    Mark,
+    Move,
+    Resign,
+    Reveal,
+    Timeout,
+    move_from_data,
+    move_to_data,
+)
 from .rules import (
     BRETTSPIELNETZ,
     COAN,

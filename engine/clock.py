@@ -17,6 +17,13 @@ that arrives after the flag fell is a timeout, not a move.
 >>> c = c.press(0, now_ms=11_000)
 >>> c.remaining_ms, c.running
 ((52000, 60000), 1)
+
+A correspondence clock (:meth:`Clock.correspondence`) gives each move the same allowance
+(days): a press refills the mover's time instead of adding an increment.
+
+>>> c = Clock.correspondence(3).start(0, now_ms=0).press(0, now_ms=86_400_000)
+>>> c.remaining_ms == (3 * 86_400_000, 3 * 86_400_000)
+True
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 SEATS = (0, 1)
+DAY_MS = 86_400_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +45,8 @@ class Clock:
     """The seat whose time is running, ``None`` while the clock is stopped."""
     since_ms: int | None = None
     """When the running seat's time started to run (``None`` while stopped)."""
+    per_move: bool = False
+    """Correspondence: every move gets ``initial_ms`` afresh (a press refills, no increment)."""
 
     def __post_init__(self) -> None:
         if self.initial_ms <= 0 or self.increment_ms < 0:
@@ -52,6 +62,21 @@ class Clock:
     def new(cls, initial_ms: int, increment_ms: int = 0) -> "Clock":
         """A stopped clock with ``initial_ms`` for each seat."""
         return cls(int(initial_ms), int(increment_ms), (int(initial_ms), int(initial_ms)))
+
+    @classmethod
+    def correspondence(cls, days: int) -> "Clock":
+        """A stopped clock giving each move ``days`` days."""
+        allowance = int(days) * DAY_MS
+        return cls(allowance, 0, (allowance, allowance), per_move=True)
+
+    @property
+    def days(self) -> int | None:
+        """A correspondence clock's days per move; ``None`` for a game clock."""
+        return self.initial_ms // DAY_MS if self.per_move else None
+
+    def fresh(self) -> "Clock":
+        """A stopped clock with the same settings and full time (for a rematch)."""
+        return replace(self, remaining_ms=(self.initial_ms, self.initial_ms), running=None, since_ms=None)
 
     # ------------------------------------------------------------------ queries
 
@@ -94,7 +119,7 @@ class Clock:
         if self.expired(now_ms):
             raise ValueError("the running seat's time has run out")
         left = list(self.remaining_ms)
-        left[seat] = self.remaining(seat, now_ms) + self.increment_ms
+        left[seat] = self.initial_ms if self.per_move else self.remaining(seat, now_ms) + self.increment_ms
         return replace(self, remaining_ms=(left[0], left[1]), running=1 - seat, since_ms=now_ms)
 
     def stop(self, now_ms: int) -> "Clock":
@@ -114,6 +139,7 @@ class Clock:
             "remaining_ms": list(self.remaining_ms),
             "running": self.running,
             "since_ms": self.since_ms,
+            "per_move": self.per_move,
         }
 
     @classmethod
@@ -123,7 +149,7 @@ class Clock:
             a, b = data["remaining_ms"]
             return cls(
                 int(data["initial_ms"]), int(data["increment_ms"]), (int(a), int(b)),
-                data["running"], data["since_ms"],
+                data["running"], data["since_ms"], bool(data.get("per_move", False)),
             )
         except (KeyError, TypeError) as exc:
             raise ValueError(f"malformed clock: {exc!r}") from exc

@@ -117,16 +117,26 @@ def analyze(
     total_mines: int,
     numbers: Mapping[Cell, int],
     visible_mines: Iterable[Cell],
+    known_safe: Iterable[Cell] = (),
 ) -> Analysis:
     """Exact analysis of a position; see :class:`Analysis`.  Raises ``ValueError`` on
     inconsistent input (no consistent layout, cells off the board, a cell both a number and
     a visible mine, bad counts).
 
+    ``known_safe``: hidden cells the analysing player knows hold no mine although nothing
+    public shows it (in a duel, the player's own wrong marks).  Only the consistent layouts
+    that leave them empty count; they stay hidden cells (probability 0, in ``safe``, and in
+    ``revealable`` when their number is the same in every such layout).  A known-safe cell
+    that shows a number is safe anyway and is ignored; one that is a visible mine raises
+    ``ValueError``.
+
     >>> a = analyze(2, 2, 1, {(0, 0): 1}, [])
     >>> a.layouts, a.probabilities[(1, 1)], a.exact_probabilities[(0, 1)]
     (3, 0.3333333333333333, Fraction(1, 3))
+    >>> analyze(2, 2, 1, {(0, 0): 1}, [], known_safe=[(1, 1)]).exact_probabilities[(0, 1)]
+    Fraction(1, 2)
     """
-    return _solve(width, height, total_mines, numbers, visible_mines, True)[1]
+    return _solve(width, height, total_mines, numbers, visible_mines, True, known_safe)[1]
 
 
 def __getattr__(name: str):
@@ -287,11 +297,23 @@ def _simplify(cons):
 # ---------------------------------------------------------------------------------------------
 
 
-def _solve(width, height, total_mines, numbers, visible_mines, full):
+def _known_safe_mask(geo, known_safe, number_mask, vis_mask):
+    """The mask of the hidden cells of ``known_safe`` (numbers are safe anyway: left out)."""
+    mask = 0
+    for cell in known_safe:
+        i = geo.index.get(cell) if cell.__class__ is tuple else None
+        if i is None:
+            raise ValueError(f"known safe cell {cell!r}: not a cell of the board")
+        if vis_mask >> i & 1:
+            raise ValueError(f"cell {cell!r} is both known safe and a visible mine")
+        mask |= 1 << i
+    return mask & ~number_mask
+
+
+def _solve(width, height, total_mines, numbers, visible_mines, full, known_safe=()):
     if width.__class__ is not int or height.__class__ is not int or width <= 0 or height <= 0:
         raise ValueError(f"bad board size {width!r}x{height!r}")
     geo = _geometry(width, height)
-    nlists = geo.nlists
     nmasks = geo.nmasks
     cells = geo.cells
     num_at, vis_mask, remaining = _parse(geo, total_mines, numbers, visible_mines)
@@ -299,12 +321,16 @@ def _solve(width, height, total_mines, numbers, visible_mines, full):
     for i in num_at:
         number_mask |= 1 << i
     hidden = geo.full ^ number_mask ^ vis_mask
+    # Known-safe cells take part as hidden cells that no layout may fill: the constraints
+    # never see them, and they join the cells the single-number rule settles as safe.
+    known = _known_safe_mask(geo, known_safe, number_mask, vis_mask) if known_safe else 0
 
     # Constraints: (mines still needed, mask of hidden neighbours, number cell).
     cons = []
+    open_cells = hidden & ~known
     for i, v in num_at.items():
         nm = nmasks[i]
-        mask = nm & hidden
+        mask = nm & open_cells
         if vis_mask:
             v -= (nm & vis_mask).bit_count()
         if mask:
@@ -312,6 +338,7 @@ def _solve(width, height, total_mines, numbers, visible_mines, full):
         elif v:
             raise ValueError(f"the number at {cells[i]} cannot be satisfied")
     cons, safe, mine = _simplify(cons)
+    safe |= known
 
     remaining -= mine.bit_count()
     unknown = hidden & ~safe & ~mine

@@ -21,6 +21,8 @@ from . import deduce
 from .commitment import SALT_BYTES, commitment
 from .errors import IllegalCode, IllegalMove
 from .events import (
+    ABANDONED,
+    ABORTED,
     ALL_MINES,
     RESIGNATION,
     TIMEOUT,
@@ -36,8 +38,9 @@ from .events import (
 from .encoding import CHAR_CLAIMS, CLAIM_CHARS, HIDDEN, UNCLAIMED_MINE
 from .geometry import Cell, Geometry, geometry
 from .memo import PrefixMemo
+from .parts import SnapshotParts
 from .view import SPECTATOR, VIEWERS, MoveLine, diff, diff_data_of_move, diff_of_move, public_rows, view_of  # view.py knows Duel only as a type
-from .moves import Explore, Mark, Move, Resign, Timeout, move_from_data, move_to_data
+from .moves import Abort, ClaimAbandoned, Explore, Mark, Move, Resign, Timeout, move_from_data, move_to_data
 from .rules import (
     DEFAULT_RULESET,
     DUEL_HEIGHT,
@@ -100,16 +103,6 @@ def draw_setup(rng: Rng, ruleset: str = DEFAULT_RULESET, first: int | None = Non
     if first is None:
         first = rng.randrange(2)
     return Setup(ruleset, DUEL_WIDTH, DUEL_HEIGHT, mines, salt, first)
-
-
-@dataclass(frozen=True, slots=True)
-class SnapshotParts:
-    """A snapshot split by how its parts change from version to version (see
-    :meth:`Duel.snapshot_parts`)."""
-
-    fixed: dict[str, Any]
-    changing: dict[str, Any]
-    appended: dict[str, tuple[Any, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,6 +302,10 @@ class Duel:
                 return self._end(Outcome(RESIGNATION, 1 - seat))
             case Timeout():
                 return self._end(Outcome(TIMEOUT, 1 - seat))
+            case Abort():
+                return self._end(Outcome(ABORTED, None))
+            case ClaimAbandoned(draw):
+                return self._end(Outcome(ABANDONED, None if draw else seat))
             case Explore(cell):
                 return self._play(seat, Action.EXPLORE, cell)
             case Mark(cell):
@@ -316,13 +313,15 @@ class Duel:
         raise AssertionError("unreachable: _check accepts only moves")
 
     def _check(self, seat: int, move: Move) -> None:
-        if not isinstance(move, (Explore, Mark, Resign, Timeout)):
+        if not isinstance(move, (Explore, Mark, Resign, Timeout, Abort, ClaimAbandoned)):
             raise IllegalMove(IllegalCode.NOT_A_MOVE, f"not a move: {move!r}")
         if self.phase is Phase.OVER:
             raise IllegalMove(IllegalCode.GAME_OVER, "the game is over")
         if seat not in SEATS:
             raise IllegalMove(IllegalCode.NOT_A_SEAT, f"seat must be 0 or 1, not {seat!r}")
-        if isinstance(move, Resign):
+        if isinstance(move, Abort) and self.every_seat_moved:
+            raise IllegalMove(IllegalCode.TOO_LATE_TO_ABORT, "both seats have moved: the game can no longer be aborted")
+        if isinstance(move, (Resign, Abort, ClaimAbandoned)):
             return
         if seat != self.to_move:
             raise IllegalMove(IllegalCode.NOT_YOUR_TURN, f"seat {seat} moved on seat {self.to_move}'s turn")
@@ -332,6 +331,13 @@ class Duel:
             raise IllegalMove(IllegalCode.OUT_OF_RANGE, f"cell {move.cell!r} is not on the board")
         if not self.is_hidden(move.cell):
             raise IllegalMove(IllegalCode.CELL_NOT_HIDDEN, f"cell {move.cell!r} is not hidden")
+
+    @property
+    def every_seat_moved(self) -> bool:
+        """Whether both seats have made a move of their own (then the game can no longer be aborted)."""
+        # seats alternate strictly and a move that is not a play ends the game: the first two
+        # log entries tell
+        return len(self.log) >= len(SEATS) and all(isinstance(m, (Explore, Mark)) for _, m in self.log[:len(SEATS)])
 
     def _play(self, seat: int, action: Action, cell: Cell) -> list[Event]:
         rules = self.rules
@@ -558,6 +564,10 @@ class Duel:
     def view(self, viewer: int) -> "View":
         """What seat 0, seat 1 or a spectator (2) may see; see :mod:`engine.view`."""
         return view_of(self, viewer, self.public_rows())
+
+    def costly(self, move: Move) -> bool:
+        """Nothing a duel does takes long (the Game protocol asks)."""
+        return False
 
     def view_class(self, viewer: int) -> int:
         """Whose view ``viewer`` sees, but for its ``viewer`` field: a seat's only private

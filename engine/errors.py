@@ -14,6 +14,12 @@ class IllegalCode(StrEnum):
     OUT_OF_RANGE = "out_of_range"
     CELL_NOT_HIDDEN = "cell_not_hidden"
     NOT_A_MOVE = "not_a_move"
+    CELL_FLAGGED = "cell_flagged"
+    """Classic: a flagged cell is not opened (take the flag away first)."""
+    CHORD_NOT_SATISFIED = "chord_not_satisfied"
+    """Classic: a chord needs an open number with exactly that many flags around it."""
+    TOO_LATE_TO_ABORT = "too_late_to_abort"
+    """Every seat has moved: resign instead."""
 
 
 class IllegalMove(Exception):

@@ -42,7 +42,15 @@ RESIGNATION = "resignation"
 """A seat resigned and lost."""
 TIMEOUT = "timeout"
 """A seat's clock ran out and it lost."""
-TERMINATIONS = (ALL_MINES, RESIGNATION, TIMEOUT)
+CLEARED = "cleared"
+"""Classic: every safe cell is open; the player wins (``winner`` 0)."""
+EXPLODED = "exploded"
+"""Classic: a mine was opened; the game is lost (``winner`` None)."""
+ABORTED = "aborted"
+"""Called off before every seat had moved: no result (``winner`` None), never rated."""
+ABANDONED = "abandoned"
+"""A seat's opponent left and it claimed the game: its win, or a draw (``winner`` None)."""
+TERMINATIONS = (ALL_MINES, RESIGNATION, TIMEOUT, CLEARED, EXPLODED, ABORTED, ABANDONED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +113,29 @@ class GameEnded:
     audience: int | None = PUBLIC
 
 
-Event = MovePlayed | WrongMarkPlaced | CellsRevealed | MineShown | TurnChanged | GameEnded
+@dataclass(frozen=True, slots=True)
+class FlagToggled:
+    """Classic: a flag put on (``flagged``) or taken off a hidden cell."""
+
+    cell: Cell
+    flagged: bool
+    audience: int | None = PUBLIC
+
+
+@dataclass(frozen=True, slots=True)
+class ClassicEnded:
+    """Classic: the end, and what it publishes: the layout, the fatal mine (a loss), the flags
+    that were wrong, and the seed the layout was drawn from (to check the commitment)."""
+
+    outcome: Outcome
+    fatal: Cell | None
+    mines: tuple[Cell, ...]
+    wrong_flags: tuple[Cell, ...]
+    seed: str
+    audience: int | None = PUBLIC
+
+
+Event = MovePlayed | WrongMarkPlaced | CellsRevealed | MineShown | TurnChanged | GameEnded | FlagToggled | ClassicEnded
 
 
 def visible_to(event: Event, viewer: int) -> bool:
@@ -150,6 +180,10 @@ _DECODERS: dict[str, Any] = {
     "cells_revealed": lambda d, a: CellsRevealed(tuple((r, c, n) for r, c, n in d["cells"]), d["cause"], a),
     "mine_shown": lambda d, a: MineShown(_cell(d["cell"]), d["seat"], Claim(d["claim"]), a),
     "turn_changed": lambda d, a: TurnChanged(d["to_move"], a),
+    "flag_toggled": lambda d, a: FlagToggled(_cell(d["cell"]), bool(d["flagged"]), a),
+    "classic_ended": lambda d, a: ClassicEnded(Outcome.from_data(d["outcome"]),
+                                               None if d["fatal"] is None else _cell(d["fatal"]),
+                                               _cells(d["mines"]), _cells(d["wrong_flags"]), d["seed"], a),
     "game_ended": lambda d, a: GameEnded(Outcome.from_data(d["outcome"]), (d["scores"][0], d["scores"][1]),
                                          _cells(d["mines"]), d["salt"],
                                          (_cells(d["wrong_marks"][0]), _cells(d["wrong_marks"][1])), a),
@@ -163,6 +197,11 @@ _ENCODERS: dict[type, Any] = {
     CellsRevealed: lambda e: {"t": "cells_revealed", "cells": [[r, c, n] for r, c, n in e.cells], "cause": e.cause},
     MineShown: lambda e: {"t": "mine_shown", "cell": [e.cell[0], e.cell[1]], "seat": e.seat, "claim": e.claim.value},
     TurnChanged: lambda e: {"t": "turn_changed", "to_move": e.to_move},
+    FlagToggled: lambda e: {"t": "flag_toggled", "cell": [e.cell[0], e.cell[1]], "flagged": e.flagged},
+    ClassicEnded: lambda e: {"t": "classic_ended", "outcome": e.outcome.to_data(),
+                             "fatal": None if e.fatal is None else [e.fatal[0], e.fatal[1]],
+                             "mines": [[r, c] for r, c in e.mines], "wrong_flags": [[r, c] for r, c in e.wrong_flags],
+                             "seed": e.seed},
     GameEnded: lambda e: {"t": "game_ended", "outcome": e.outcome.to_data(), "scores": [e.scores[0], e.scores[1]],
                           "mines": [[r, c] for r, c in e.mines], "salt": e.salt,
                           "wrong_marks": [[[r, c] for r, c in marks] for marks in e.wrong_marks]},

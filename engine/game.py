@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Protocol
 
+from .classic import Classic
 from .duel import Duel
 from .events import Event, Outcome
 from .moves import Move
+from .parts import SnapshotParts
 
 
 class GameView(Protocol):
@@ -58,6 +60,12 @@ class Game(Protocol):
     """Every applied move with its seat, in order: with the setup, the whole game."""
 
     @property
+    def every_seat_moved(self) -> bool:
+        """Whether every seat has made a move of its own: until then the game may be aborted
+        (:class:`~engine.moves.Abort`), and a first move that does not come ends it that way."""
+        ...
+
+    @property
     def settings(self) -> dict[str, Any]:
         """The public choices the game was created with (a duel's ruleset, say)."""
         ...
@@ -78,7 +86,7 @@ class Game(Protocol):
 
     def snapshot(self) -> dict[str, Any]: ...
 
-    def snapshot_parts(self) -> Any:
+    def snapshot_parts(self) -> SnapshotParts:
         """The snapshot as ``fixed`` (one dict object for the whole game), ``changing`` and
         ``appended`` (append-only tuples that extend the previous version's) parts."""
         ...
@@ -90,12 +98,17 @@ class Game(Protocol):
         """The public record once the game is over (``ValueError`` before)."""
         ...
 
+    def costly(self, move: Move) -> bool:
+        """Applying ``move`` may take long (the classic game drawing a no-guess layout): the
+        shell then runs it off its event loop."""
+        ...
+
     def position(self, at: int) -> GameView:
         """The replay position after ``at`` log entries of a finished game."""
         ...
 
 
-GAMES: dict[str, Any] = {Duel.kind: Duel}
+GAMES: dict[str, Any] = {Duel.kind: Duel, Classic.kind: Classic}
 """Every game kind the server can host, by :attr:`Game.kind`."""
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
-from .encoding import CLAIM_CHARS, HIDDEN, OWN_WRONG_MARK
+from .encoding import CLAIM_CHARS, HIDDEN, OWN_WRONG_MARK, changed_cells
 from .events import Outcome
 from .geometry import Cell, geometry
 from .rules import Action, Verdict
@@ -250,16 +250,7 @@ def diff(old: View, new: View) -> ViewDiff:
     """The :class:`ViewDiff` that turns ``old`` into ``new`` (same viewer, same game, later)."""
     if (old.viewer, old.commitment) != (new.viewer, new.commitment):
         raise ValueError("views of different viewers or games")
-    touched = set(old.last_opened) ^ set(new.last_opened)
-    # Rows that are equal and hold no touched cell are skipped whole (a string comparison).
-    touched_rows = {r for r, _c in touched}
-    cells = tuple(
-        (r, c, new_row[c])
-        for r, (old_row, new_row) in enumerate(zip(old.rows, new.rows))
-        if old_row != new_row or r in touched_rows
-        for c in range(new.width)
-        if new_row[c] != old_row[c] or (r, c) in touched
-    )
+    cells = changed_cells(old.rows, new.rows, new.width, old.last_opened, new.last_opened)
     changed = {name: getattr(new, name) for name in _DIFFED if getattr(new, name) != getattr(old, name)}
     if new.moves[: len(old.moves)] == old.moves:
         return ViewDiff(cells, changed, new.moves[len(old.moves):])

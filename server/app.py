@@ -3,15 +3,18 @@
 The lifespan opens the Redis store (starting an embedded server when no ``REDIS_URL`` is
 set) and builds the pieces (:class:`Parts`) in the order they depend on each other, each
 handed what it shares at construction: the room cache goes to both the room service and the
-hub, the hub's census to the metrics' collector. It puts them on ``app.state`` (``settings``, ``store``,
-``auth``, ``rooms``, ``hub``, ``codecs``, ``metrics``, ``web``) and closes them in reverse
-order. Nothing connects at import time.
+hub, the ratings and the players' game lists to the room service (which writes them after its
+commits) and to the pages and routes that read them, the hub's census to the metrics'
+collector. It puts them on ``app.state`` (``settings``, ``store``, ``auth``, ``rooms``, ``hub``,
+``players``, ``ratings``, ``games``, ``pairing``, ``codecs``, ``metrics``, ``web``) and closes them
+in reverse order. Nothing connects at import time.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -22,27 +25,36 @@ from starlette.routing import BaseRoute
 
 from . import logs
 from .config import Settings
-from .edge import api, ops, ws_api, ws_browser
+from .core.pools import Window
+from .edge import api, new_game, ops, players_api, ws_api, ws_browser, ws_lobby, ws_pair
 from .edge.admission import quiet_denials
 from .edge.auth import Auth
 from .edge.body_limit import BodyLimit
 from .edge.codec_msgpack import MsgpackCodec
+from .edge.guests import Guests
 from .edge.limits import Guard
 from .edge.raw_send import ExposeRawSend
 from .embedded_redis import EmbeddedRedis
 from .gc_policy import GcPolicy
 from .metrics import Metrics
 from .store import sweeper
+from .store.analyses import Analyses
 from .store.cache import RoomCache
 from .store.fanout import Codec, Fanout
 from .store.hub import Hub
+from .store.matchmaker import Pairing
+from .store.pairing import PairingStore
+from .store.player_games import PlayerGames
+from .store.players import Players, Ratings
 from .store.presence import Presence
 from .store.pubsub import PubSub, open_pubsub
+from .store.results import Results
 from .store.service import Retention, RoomService
 from .store.store import Store
 from .web import pages
 from .web.assets import Assets
 from .web.html_codec import HtmlCodec
+from .web.lobby import LobbyFeed, lobby_sections
 from .web.site import Web
 
 log = logging.getLogger("mineduel.app")
@@ -51,23 +63,42 @@ log = logging.getLogger("mineduel.app")
 @dataclass(frozen=True)
 class Parts:
     """The room server's parts, built in the order they depend on each other, each handed what
-    it shares at construction: the room cache goes to both the room service and the hub."""
+    it shares at construction: the room cache goes to both the room service and the hub; the
+    ratings (through the service's :class:`Results`) and the players' game lists to the room
+    service, which writes them after its commits."""
 
     store: Store
     cache: RoomCache
     rooms: RoomService
     hub: Hub
+    ratings: Ratings
+    games: PlayerGames
+    pairing: Pairing
 
     @classmethod
     def build(cls, url: str, settings: Settings, codecs: dict[str, Codec], metrics: Metrics,
-              pubsub: PubSub | None = None) -> "Parts":
+              pubsub: PubSub | None = None) -> Parts:
         store = Store(url, waitaof=settings.waits_for_aof, lean=settings.lean_redis)
         cache = RoomCache()
+        ratings = Ratings(store.redis)
+        games = PlayerGames(store, metrics, finished_ttl_s=settings.finished_ttl_s)
         rooms = RoomService(store, cache, metrics, retries=settings.commit_retries,
-                            retention=Retention(settings.finished_ttl_s, settings.idle_ttl_s))
+                            retention=Retention(settings.finished_ttl_s, settings.idle_ttl_s),
+                            analyses=Analyses(store, metrics, at_end=settings.analyse_at_end),
+                            results=Results(store, metrics, ratings), games=games)
         hub = Hub(rooms, cache, Fanout(codecs, metrics), Presence(store, metrics),
                   pubsub or open_pubsub(url, lean=settings.lean_redis), metrics)
-        return cls(store, cache, rooms, hub)
+        pools = PairingStore(store.redis, window=Window.of(*settings.pairing_window),
+                             live_ms=round(settings.pairing_live_s * 1000))
+        # its own pub/sub link: pairing announcements never wait behind room traffic (or the hub)
+        pairing = Pairing(pools, open_pubsub(url, lean=settings.lean_redis), functools.partial(new_game.pool_game, rooms),
+                          functools.partial(rating_in, ratings), metrics, tick_s=settings.pairing_tick_s)
+        return cls(store, cache, rooms, hub, ratings, games, pairing)
+
+
+async def rating_in(ratings: Ratings, player_id: str, category: str) -> float:
+    """The player's rating in ``category``: what a rated pool pairs by."""
+    return (await ratings.ratings_of(player_id))[category].rating
 
 
 def create_app(
@@ -80,10 +111,10 @@ def create_app(
     settings = settings or Settings.from_env()
     html = HtmlCodec()
     all_codecs: dict[str, Codec] = {"msgpack": MsgpackCodec()}
-    routes: list[BaseRoute] = [*api.routes, *ws_api.routes, *ops.routes]
+    routes: list[BaseRoute] = [*api.routes, *players_api.routes, *ws_api.routes, *ops.routes]
     if web:
         all_codecs[html.name] = html
-        routes += [*ws_browser.routes, *pages.routes]
+        routes += [*ws_browser.routes, *ws_lobby.routes, *ws_pair.routes, *pages.routes]
     all_codecs.update(codecs or {})
     routes.extend(extra_routes)
     metrics = Metrics()
@@ -99,7 +130,9 @@ def create_app(
         parts = Parts.build(url, settings, all_codecs, metrics)
         store, rooms = parts.store, parts.rooms
         hub: Hub | None = None
+        pairing: Pairing | None = None
         sweep: asyncio.Task[None] | None = None
+        lobby: asyncio.Task[None] | None = None
         collector: GcPolicy | None = None
         try:
             key = settings.secret_key or await store.shared_secret()
@@ -110,9 +143,18 @@ def create_app(
             hub = parts.hub
             metrics.observe(hub.census, all_codecs)
             await hub.start()
+            pairing = parts.pairing
+            await pairing.start()
             sweep = asyncio.create_task(sweeper.run(rooms, settings.sweep_interval_s), name="clock-sweeper")
             state.store, state.auth, state.rooms, state.hub = store, Auth(key), rooms, hub
+            state.players, state.ratings, state.games = Players(store.redis), parts.ratings, parts.games
+            state.pairing = pairing
+            state.guests = Guests(state.auth, state.players)
             state.web = Web(html, Assets(), key) if web else None
+            if web:
+                state.lobby = LobbyFeed(state, lobby_sections(state.web.env), settings.lobby_refresh_s,
+                                        hub.players_connected, hub.presence.process_id)
+                lobby = asyncio.create_task(state.lobby.run(), name="lobby-feed")
             if settings.gc_young_ms > 0:  # short GC passes on a timer (server/gc_policy.py)
                 collector = GcPolicy(settings.gc_young_ms / 1000, settings.gc_full_s, metrics)
                 collector.start()
@@ -121,12 +163,17 @@ def create_app(
             logs.event(log, "shutdown", connections=sum(hub.census().connections.values()) if hub else 0)
             if collector is not None:
                 await collector.stop()
-            if sweep is not None:
-                sweep.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await sweep
+            for task in (lobby, sweep):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await task
+            if pairing is not None:
+                await pairing.close()
             if hub is not None:
                 await hub.stop()
+            await rooms.analyses.close()
+            rooms.offload.close()
             await store.close()
             if embedded is not None:
                 await asyncio.to_thread(embedded.stop)

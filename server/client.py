@@ -15,14 +15,23 @@ Every frame received goes through :meth:`GameSocket.apply`, which keeps ``ws.v``
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Self
 
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 
 from engine import View
+from engine.classic_view import ClassicView
+from engine.classic_view import patch_data as patch_classic
 from engine.view import patch_data
+
+VIEWS: dict[str, tuple[Any, Callable[[Any, dict[str, Any]], Any]]] = {
+    "duel": (View, patch_data),
+    "classic": (ClassicView, patch_classic),
+}
+"""A game kind's view type and the function that applies an update's diff to it."""
 
 
 class ApiError(Exception):
@@ -44,13 +53,14 @@ class Guest:
 class Api:
     """HTTP JSON calls (needs ``httpx``)."""
 
-    def __init__(self, base_url: str, timeout_s: float = 10.0) -> None:
+    def __init__(self, base_url: str, timeout_s: float = 10.0, max_connections: int = 100) -> None:
         import httpx
 
         self.base_url = base_url.rstrip("/")
-        self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout_s)
+        self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout_s,
+                                       limits=httpx.Limits(max_connections=max_connections))
 
-    async def __aenter__(self) -> "Api":
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -59,24 +69,51 @@ class Api:
     async def close(self) -> None:
         await self._http.aclose()
 
-    async def request(self, method: str, path: str, token: str | None = None, json: Any = None) -> Any:
+    async def request(self, method: str, path: str, token: str | None = None, json: Any = None,
+                      timeout_s: float | None = None) -> Any:
+        """The answer's JSON (``None`` for an empty one, e.g. 204); raises :class:`ApiError` for 4xx/5xx."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        r = await self._http.request(method, path, headers=headers, json=json)
+        extra: dict[str, Any] = {} if timeout_s is None else {"timeout": timeout_s}
+        r = await self._http.request(method, path, headers=headers, json=json, **extra)
         body = r.json() if r.content else None
         if r.status_code >= 400:
             raise ApiError(r.status_code, body)
         return body
 
-    async def guest(self, name: str) -> Guest:
-        d = await self.request("POST", "/api/v1/guests", json={"name": name})
+    async def guest(self, name: str | None = None) -> Guest:
+        """A new guest called ``name`` (names are unique: ``ApiError`` 409 ``name_taken`` when
+        another player has it), or ``Guest-xxxxxx`` when ``None``."""
+        d = await self.request("POST", "/api/v1/guests", json={} if name is None else {"name": name})
+        return Guest(d["id"], d["name"], d["token"])
+
+    async def rename(self, token: str, name: str) -> Guest:
+        """The caller's new name, and a new token carrying it (the old one keeps working)."""
+        d = await self.request("POST", "/api/v1/guests/me/name", token=token, json={"name": name})
         return Guest(d["id"], d["name"], d["token"])
 
     async def create_game(self, token: str, *, ruleset: str = "brettspielnetz", clock: dict[str, float] | None = None,
-                          seat: int | str = "random", seed: int | None = None) -> dict[str, Any]:
-        body: dict[str, Any] = {"ruleset": ruleset, "clock": clock, "seat": seat}
+                          seat: int | str = "random", seed: int | None = None, computer: int | None = None,
+                          rated: bool = False) -> dict[str, Any]:
+        """A new duel; ``computer``: play the computer at that level (1 easy, 2 medium, 3 strong)."""
+        body: dict[str, Any] = {"ruleset": ruleset, "clock": clock, "seat": seat, "rated": rated}
+        if computer is not None:
+            body["opponent"] = {"computer": computer}
         if seed is not None:
             body["seed"] = seed
         return await self.request("POST", "/api/v1/games", token, body)
+
+    async def pair(self, token: str, *, clock: dict[str, int] | None, ruleset: str = "brettspielnetz",
+                   rated: bool = False, wait_s: int = 30, computer_after_s: int | None = None) -> dict[str, Any] | None:
+        """Quick pairing: wait up to ``wait_s`` (≤ 60) for a partner in the pool of ``ruleset``,
+        ``clock`` (``{"initial": s, "increment": s}`` or ``{"days": n}``) and ``rated``.
+        ``{"game": id, "seat": n}`` once paired, ``None`` if nobody came. ``computer_after_s``
+        (5..wait_s): after that long alone, a casual game against the medium computer instead
+        (``{"game", "seat", "computer": True}``). Cancelling the call closes the request, which
+        ends the seek."""
+        body: dict[str, Any] = {"ruleset": ruleset, "clock": clock, "rated": rated, "wait_s": wait_s}
+        if computer_after_s is not None:
+            body["computer_after_s"] = computer_after_s
+        return await self.request("POST", "/api/v1/pairing", token, body, timeout_s=wait_s + 10)
 
     async def join(self, token: str, game_id: str) -> dict[str, Any]:
         return await self.request("POST", f"/api/v1/games/{game_id}/join", token)
@@ -88,7 +125,38 @@ class Api:
         return await self.request("GET", f"/api/v1/games/{game_id}/record")
 
     async def rematch(self, token: str, game_id: str) -> dict[str, Any]:
+        """Offer a rematch (``{"id": game_id, "offered": True, "v"}``) or accept the opponent's
+        (``{"id": new game, "seat", "v"}``)."""
         return await self.request("POST", f"/api/v1/games/{game_id}/rematch", token)
+
+    async def decline_rematch(self, token: str, game_id: str) -> dict[str, Any]:
+        return await self.request("POST", f"/api/v1/games/{game_id}/rematch/decline", token)
+
+    async def solo(self, token: str, *, width: int = 9, height: int = 9, mines: int = 10, no_guess: bool = False,
+                   seed: int | None = None) -> dict[str, Any]:
+        """A classic single-player game (``seed``: test hooks only)."""
+        body: dict[str, Any] = {"width": width, "height": height, "mines": mines, "no_guess": no_guess}
+        if seed is not None:
+            body["seed"] = seed
+        return await self.request("POST", "/api/v1/solo", token, body)
+
+    async def leaderboard(self, preset: str, mode: str = "classic", period: str = "all") -> dict[str, Any]:
+        return await self.request("GET", f"/api/v1/leaderboard?preset={preset}&mode={mode}&period={period}")
+
+    async def player(self, player_id: str, token: str | None = None) -> dict[str, Any]:
+        """A player's name, ratings per category and newest games (with ``token``, the player's
+        own: their games waiting for an opponent too)."""
+        return await self.request("GET", f"/api/v1/players/{player_id}", token)
+
+    async def player_games(self, player_id: str, status: str = "playing", token: str | None = None,
+                           limit: int | None = None) -> dict[str, Any]:
+        """A player's games being played (``status="playing"``) or finished (``"over"``,
+        newest first, ``limit`` of them)."""
+        query = f"status={status}" + (f"&limit={limit}" if limit is not None else "")
+        return await self.request("GET", f"/api/v1/players/{player_id}/games?{query}", token)
+
+    async def resign(self, token: str, game_id: str, v: int | None = None) -> dict[str, Any]:
+        return await self.request("POST", f"/api/v1/games/{game_id}/resign", token, {} if v is None else {"v": v})
 
 
 def ws_url(base_url: str, game_id: str) -> str:
@@ -103,20 +171,20 @@ class GameSocket:
         self.v: int | None = None
         self.you: int | None = None
         self.room: dict[str, Any] | None = None
-        self.view: View | None = None
+        self.view: Any = None  # a View (duel) or a ClassicView
         self.spectators: int | None = None
         self.frames: list[dict[str, Any]] = []
         """Every frame received, in order (tests inspect them)."""
         self.keep_frames = True
 
     @classmethod
-    async def connect(cls, base_url: str, game_id: str, token: str | None = None, **kwargs: Any) -> "GameSocket":
+    async def connect(cls, base_url: str, game_id: str, token: str | None = None, **kwargs: Any) -> GameSocket:
         headers = {"Authorization": f"Bearer {token}"} if token else None
         ws = await connect(ws_url(base_url, game_id), additional_headers=headers, max_size=2**22,
                            open_timeout=10, **kwargs)
         return cls(ws)
 
-    async def __aenter__(self) -> "GameSocket":
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -140,12 +208,12 @@ class GameSocket:
         t = frame.get("t")
         if t == "snapshot":
             self.v, self.you, self.room = frame["v"], frame["you"], frame["room"]
-            self.view = View.from_data(frame["view"])
+            self.view = VIEWS[self.room.get("kind", "duel")][0].from_data(frame["view"])
         elif t == "update":
             if self.v is not None and frame["v"] != self.v + 1:
                 raise AssertionError(f"update v{frame['v']} after v{self.v}")
-            assert self.view is not None
-            self.view = patch_data(self.view, frame["diff"])
+            assert self.view is not None and self.room is not None
+            self.view = VIEWS[self.room.get("kind", "duel")][1](self.view, frame["diff"])
             self.v, self.room = frame["v"], frame["room"]
         elif t == "presence":
             self.spectators = frame["spectators"]

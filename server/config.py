@@ -31,6 +31,16 @@ def _rate(value: str | None, default: Rate) -> Rate:
     return rate
 
 
+def _numbers(value: str | None, default: tuple[float, ...]) -> tuple[float, ...]:
+    """``"100,25,20"`` → ``(100.0, 25.0, 20.0)``, as many numbers as ``default`` has."""
+    if value is None or value.strip() == "":
+        return default
+    numbers = tuple(float(part) for part in value.split(","))
+    if len(numbers) != len(default) or min(numbers) < 0:
+        raise ValueError(f"expected {len(default)} numbers >= 0 separated by commas, not {value!r}")
+    return numbers
+
+
 def _origins(value: str | None) -> tuple[str, ...]:
     """Comma-separated origins (``https://mineduel.example``), lower-cased, without trailing slashes."""
     return tuple(o.strip().rstrip("/").lower() for o in (value or "").split(",") if o.strip())
@@ -75,6 +85,8 @@ class Settings:
     ws_ping_timeout_s: float = 20.0
     commit_retries: int = 8
     sweep_interval_s: float = 0.1
+    lobby_refresh_s: float = 1.0
+    """How often each process reads the lobby while somebody watches it (server/web/lobby.py)."""
     gc_young_ms: float = 25.0
     """Cyclic GC of the young generation every this many ms (server/gc_policy.py); 0 = CPython's
     own allocation-count trigger instead of the timer."""
@@ -100,6 +112,18 @@ class Settings:
     """Retention of a finished game's keys (state and move log), renewed by a rematch offer; 0 = forever."""
     idle_ttl_s: int = 7 * 86_400
     """An unfinished game's keys expire this long after its last change (abandoned rooms); 0 = never."""
+    pairing_tick_s: float = 1.0
+    """How often each process keeps its seekers alive and pairs what waits in the pools."""
+    pairing_live_s: float = 6.0
+    """A waiting seek whose process stopped keeping it alive is dropped this long after."""
+    pairing_window: tuple[float, ...] = (100.0, 25.0, 20.0)
+    """Rated pairing's rating window: ± this at once, this much wider per second of waiting,
+    unlimited after this many seconds (server/core/pools.py, ``Window``)."""
+    pairing_computer_after_s: float = 20.0
+    """The quick-pairing page offers "Play the computer instead" after this long alone; 0 = never."""
+    analyse_at_end: bool = True
+    """Start a duel's analysis (server/store/analyses.py) in the worker process as soon as the
+    game ends; off = on its first request only."""
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -107,7 +131,7 @@ class Settings:
         return self.waitaof if self.waitaof is not None else self.redis_url is not None
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> "Settings":
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
         e = os.environ if env is None else env
         waitaof = e.get("MINEDUEL_WAITAOF")
         # MINEDUEL_BYPASSES=off switches every speed bypass off at once (the plain paths: CI
@@ -135,6 +159,7 @@ class Settings:
             ws_ping_interval_s=float(e.get("MINEDUEL_WS_PING_INTERVAL_S", "20")),
             ws_ping_timeout_s=float(e.get("MINEDUEL_WS_PING_TIMEOUT_S", "20")),
             sweep_interval_s=float(e.get("MINEDUEL_SWEEP_INTERVAL_S", "0.1")),
+            lobby_refresh_s=float(e.get("MINEDUEL_LOBBY_REFRESH_S", "1")),
             gc_young_ms=float(e.get("MINEDUEL_GC_YOUNG_MS", "25" if bypasses else "0")),
             gc_full_s=float(e.get("MINEDUEL_GC_FULL_S", "600")),
             heartbeat_s=float(e.get("MINEDUEL_HEARTBEAT_S", "1")),
@@ -145,4 +170,9 @@ class Settings:
             log_level=e.get("LOG_LEVEL", "info"),
             finished_ttl_s=int(e.get("MINEDUEL_FINISHED_TTL_S", str(30 * 86_400))),
             idle_ttl_s=int(e.get("MINEDUEL_IDLE_TTL_S", str(7 * 86_400))),
+            pairing_tick_s=float(e.get("MINEDUEL_PAIRING_TICK_S", "1")),
+            pairing_live_s=float(e.get("MINEDUEL_PAIRING_LIVE_S", "6")),
+            pairing_window=_numbers(e.get("MINEDUEL_PAIRING_WINDOW"), cls.pairing_window),
+            pairing_computer_after_s=float(e.get("MINEDUEL_PAIRING_COMPUTER_AFTER_S", "20")),
+            analyse_at_end=_bool(e.get("MINEDUEL_ANALYSE_AT_END"), True),
         )

@@ -9,7 +9,8 @@ the pub/sub link) come from a custom collector that asks the hub for its census 
 
 Every label has a small fixed set of values: ``kind`` (player/spectator), ``codec``
 (msgpack/html), commit ``kind`` (create/join/move/rematch), Redis ``op``
-(commit/load/pubsub/sweep/health/presence/http), close ``reason`` (:func:`reason_label`).
+(commit/load/pubsub/sweep/health/presence/http), close ``reason`` (:func:`reason_label`),
+what a finished game leaves behind (``what``: rating/solo/games).
 """
 
 from __future__ import annotations
@@ -18,7 +19,13 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Protocol
 
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+)
 from prometheus_client.core import GaugeMetricFamily, Metric
 
 GC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
@@ -64,6 +71,11 @@ class Metrics:
             "mineduel_unavailable_refusals", "Client actions refused because Redis was unreachable.", registry=r
         )
         self.frames = Counter("mineduel_frames_queued", "Frames queued on local connections by the hub.", registry=r)
+        self.settle_failures = Counter(
+            "mineduel_settle_failures", "What a commit leaves behind that failed to be written, by what "
+            "(rating/solo/games); the move itself stands, and an end is tried again by the sweeper.", ["what"],
+            registry=r,
+        )
         self.gc_pause = Histogram(
             "mineduel_gc_pause_seconds", "Cyclic garbage collection passes run by the GC policy, by generation "
             "(young/full); every pass stops the process.", ["generation"], buckets=GC_BUCKETS, registry=r,

@@ -1,9 +1,12 @@
 """How a room changes: ``decide(room, actor, command, seen_version, now_ms)``, pure.
 
 Everything that affects a room's changes lives here: who may do what in which phase, the
-stale-version check, the clock (started at the join that fills the last seat, pressed after a
-move that passes the turn, stopped at the end, and a flag that fell turning any command into
-the timeout), and the engine's refusals. The answer is a plain value:
+stale-version check, the clock (started by the first move, pressed after a move that passes
+the turn, stopped at the end, and a flag that fell turning any move into the timeout), what
+the server does by itself when something falls due (:class:`Tick`: a first move that did not
+come aborts the game, a fallen flag ends it, a computer player answers: :mod:`server.core.due`),
+aborting, claiming a game the opponent left, rematch offers, and the engine's refusals. The
+answer is a plain value:
 
 - :class:`Commit`: the new room (version + 1) with its log entry and engine events, for the
   shell to commit with one compare-and-set. A commit may also carry a :class:`Refusal` for the
@@ -24,11 +27,16 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from engine import Game, IllegalMove, Move, Timeout, move_to_data
+from engine import Abort, ClaimAbandoned, Game, IllegalMove, Move, Timeout, move_to_data
 from engine.clock import Clock
 from engine.events import Event
 
+from .computer import has_computer, level_of, reply
+from .due import answer_due, clock_due, first_move_due
 from .room import Player, Room, Status
+
+LEAVE_GRACE_MS = 60_000
+"""How long a live game's player must be gone before the opponent may claim the game."""
 
 
 class Refused(StrEnum):
@@ -45,6 +53,10 @@ class Refused(StrEnum):
     """That needs a finished game (a rematch)."""
     TIME_OUT = "time_out"
     """The mover's flag had fallen: the timeout was committed instead."""
+    OPPONENT_PRESENT = "opponent_present"
+    """A claim needs the opponent gone for the grace period (live games only)."""
+    NO_OFFER = "no_offer"
+    """There is no rematch offer of the opponent's to accept or decline."""
     # the rules' refusals (engine.IllegalCode), by the same names
     GAME_OVER = "game_over"
     NOT_YOUR_TURN = "not_your_turn"
@@ -52,6 +64,9 @@ class Refused(StrEnum):
     OUT_OF_RANGE = "out_of_range"
     CELL_NOT_HIDDEN = "cell_not_hidden"
     NOT_A_MOVE = "not_a_move"
+    CELL_FLAGGED = "cell_flagged"
+    CHORD_NOT_SATISFIED = "chord_not_satisfied"
+    TOO_LATE_TO_ABORT = "too_late_to_abort"
     # only the shell says these (there is no room to decide on, or it lost every race)
     UNKNOWN_ROOM = "unknown_room"
     BUSY = "busy"
@@ -73,18 +88,41 @@ class Play:
 
 
 @dataclass(frozen=True, slots=True)
-class ClaimTimeout:
-    """Anybody (the clock sweeper of any process) ends the game if the running flag fell."""
+class Tick:
+    """The server (the sweeper of any process) does what has fallen due (:mod:`server.core.due`):
+    aborts a game whose first move did not come, ends one whose flag fell, plays a computer's
+    answer. Nothing due: :class:`Unchanged`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """The actor claims the game (a win, or a draw when ``draw``) because the opponent left:
+    the shell passes when the opponent's last connection closed (``gone_since_ms``, ``None``
+    while connected), which must be :data:`LEAVE_GRACE_MS` ago."""
+
+    draw: bool
+    gone_since_ms: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class OfferRematch:
+    """After the end, the actor offers the same opponent a new game."""
+
+
+@dataclass(frozen=True, slots=True)
+class DeclineRematch:
+    """The opponent's offer is declined (or the actor's own withdrawn)."""
 
 
 @dataclass(frozen=True, slots=True)
 class LinkRematch:
-    """After the end, record ``room_id`` (a new room, players swapped) as this room's rematch."""
+    """After the end, record ``room_id`` (a new room, players swapped) as this room's rematch:
+    the actor accepts the opponent's offer (a computer, or a game of one seat, needs none)."""
 
     room_id: str
 
 
-Command = Join | Play | ClaimTimeout | LinkRematch
+Command = Join | Play | Tick | Claim | OfferRematch | DeclineRematch | LinkRematch
 
 
 # ---------------------------------------------------------------------- answers
@@ -103,7 +141,8 @@ class Commit:
     room: Room
     """The new room: what the shell writes iff the stored version is still the previous one."""
     kind: str
-    """``create``, ``join``, ``move`` (timeouts too) or ``rematch``: the log entry's kind."""
+    """``create``, ``join``, ``move`` (timeouts, aborts and claims too), ``offer`` (a rematch
+    offered or declined) or ``rematch``: the log entry's kind."""
     detail: tuple[Any, ...]
     """The log entry's data: ``(seat, *move_to_data(move))`` for a move."""
     events: tuple[Event, ...] = ()
@@ -136,20 +175,27 @@ def decide(room: Room, actor: Player | None, command: Command, seen_version: int
             return _play(room, actor, move, seen_version, now_ms)
         case Join():
             return _join(room, actor, now_ms)
-        case ClaimTimeout():
-            return _claim_timeout(room, now_ms)
+        case Tick():
+            return _tick(room, now_ms)
+        case Claim(draw, gone_since_ms):
+            return _claim(room, actor, draw, gone_since_ms, now_ms)
+        case OfferRematch():
+            return _offer_rematch(room, actor)
+        case DeclineRematch():
+            return _decline_rematch(room, actor)
         case LinkRematch(room_id):
             return _link_rematch(room, actor, room_id)
     raise TypeError(f"not a command: {command!r}")
 
 
 def open_room(room_id: str, game: Game, players: tuple[Player | None, ...], clock: Clock | None,
-              now_ms: int) -> Commit:
-    """A new room at version 1 (the clock starts at once if every seat is taken)."""
+              now_ms: int, rated: bool = False) -> Commit:
+    """A new room at version 1. ``rated`` holds only between two people (a computer's games
+    are never rated)."""
     if len(players) != game.seats:
         raise ValueError(f"a {game.kind} takes {game.seats} players, not {len(players)}")
-    room = Room(room_id, 1, game, players, clock, now_ms)
-    return Commit(_start_clock_if_full(room, now_ms), "create", ())
+    room = Room(room_id, 1, game, players, clock, now_ms, seated_ms=None if None in players else now_ms)
+    return Commit(room.evolve(rated=rated and not has_computer(room)), "create", ())
 
 
 def rematch_players(room: Room) -> tuple[Player | None, ...]:
@@ -163,16 +209,19 @@ def _play(room: Room, actor: Player | None, move: Move, seen: int | None, now_ms
         return Refusal(Refused.NOT_SEATED, "only the players of this game can move", room)
     if seen is not None and seen != room.version:
         return Refusal(Refused.STALE, f"you saw version {seen}, the game is at {room.version}", room)
-    if room.status is Status.WAITING:
+    if room.status is Status.WAITING and not isinstance(move, Abort):
         return Refusal(Refused.NOT_PLAYING, "waiting for the second player", room)
-    if _flag_fell(room, now_ms):
-        timed = _apply(room, room.game.to_move, Timeout(), now_ms)
+    ending = _due_end(room, now_ms)
+    if ending is not None:
+        timed = _apply(room, room.game.to_move, ending, now_ms)
         if isinstance(timed, Commit):
             return Commit(timed.room, timed.kind, timed.detail, timed.events,
                           Refusal(Refused.TIME_OUT, "your time ran out", timed.room))
         return timed
     if isinstance(move, Timeout):
         return Refusal(Refused.NOT_A_MOVE, "a timeout is the clock's to claim", room)
+    if isinstance(move, ClaimAbandoned):
+        return Refusal(Refused.NOT_A_MOVE, "a game is claimed with a claim, when the opponent has left", room)
     return _apply(room, seat, move, now_ms)
 
 
@@ -187,23 +236,90 @@ def _join(room: Room, actor: Player | None, now_ms: int) -> Decision:
     players = list(room.players)
     players[seat] = actor
     new = room.evolve(version=room.version + 1, players=tuple(players))
-    return Commit(_start_clock_if_full(new, now_ms), "join", (seat, actor.to_data()))
+    if None not in players:
+        new = new.evolve(seated_ms=now_ms)  # the first move is due from now (server.core.due)
+    return Commit(new, "join", (seat, actor.to_data()))
 
 
-def _claim_timeout(room: Room, now_ms: int) -> Decision:
-    if not _flag_fell(room, now_ms):
+def _tick(room: Room, now_ms: int) -> Decision:
+    if room.status is not Status.PLAYING:
         return Unchanged(room)
-    return _apply(room, room.game.to_move, Timeout(), now_ms)
+    seat = room.game.to_move
+    ending = _due_end(room, now_ms)
+    if ending is not None:
+        return _apply(room, seat, ending, now_ms)
+    answer = answer_due(room)
+    if answer is not None and now_ms >= answer:
+        return _apply(room, seat, reply(room), now_ms)
+    return Unchanged(room)
+
+
+def _claim(room: Room, actor: Player | None, draw: bool, gone_since_ms: int | None, now_ms: int) -> Decision:
+    seat = room.seat_of(actor)
+    if seat is None:
+        return Refusal(Refused.NOT_SEATED, "only a player of this game can claim it", room)
+    if room.status is not Status.PLAYING:
+        return Refusal(Refused.NOT_PLAYING if room.status is Status.WAITING else Refused.GAME_OVER,
+                       "only a game being played can be claimed", room)
+    if room.clock is not None and room.clock.per_move:
+        return Refusal(Refused.OPPONENT_PRESENT, "in correspondence the clock decides: wait for the opponent's time",
+                       room)
+    if level_of(room.players[1 - seat]) is not None or gone_since_ms is None:
+        return Refusal(Refused.OPPONENT_PRESENT, "your opponent is here", room)
+    if now_ms - gone_since_ms < LEAVE_GRACE_MS:
+        left_s = -(-(LEAVE_GRACE_MS - (now_ms - gone_since_ms)) // 1000)
+        return Refusal(Refused.OPPONENT_PRESENT, f"your opponent left; you can claim in {left_s} s", room)
+    return _apply(room, seat, ClaimAbandoned(draw), now_ms)
+
+
+def _finished_seat(room: Room, actor: Player | None, what: str) -> int | Refusal:
+    seat = room.seat_of(actor)
+    if seat is None:
+        return Refusal(Refused.NOT_SEATED, f"only a player of this game can {what}", room)
+    if room.status is not Status.OVER:
+        return Refusal(Refused.NOT_OVER, "a rematch needs a finished game", room)
+    return seat
+
+
+def _offer_rematch(room: Room, actor: Player | None) -> Decision:
+    seat = _finished_seat(room, actor, "offer a rematch")
+    if isinstance(seat, Refusal):
+        return seat
+    if room.rematch is not None or room.rematch_offer == seat:
+        return Unchanged(room)
+    if room.rematch_offer is not None:
+        return Refusal(Refused.NO_OFFER, "your opponent offered a rematch already: accept it", room)
+    return Commit(room.evolve(version=room.version + 1, rematch_offer=seat, rematch_declined=None), "offer",
+                  (seat, "offer"))
+
+
+def _decline_rematch(room: Room, actor: Player | None) -> Decision:
+    seat = _finished_seat(room, actor, "answer a rematch offer")
+    if isinstance(seat, Refusal):
+        return seat
+    if room.rematch_offer is None or room.rematch is not None:
+        return Unchanged(room)
+    declined = seat if seat != room.rematch_offer else None  # the offerer withdrawing declines nothing
+    return Commit(room.evolve(version=room.version + 1, rematch_offer=None, rematch_declined=declined), "offer",
+                  (seat, "decline" if declined is not None else "withdraw"))
+
+
+def accepts_rematch(room: Room, seat: int) -> bool:
+    """Whether ``seat`` may start the rematch now: the opponent offered it (a computer always
+    would, and a game of one seat has nobody to ask)."""
+    others = [s for s in range(len(room.players)) if s != seat]
+    return all(room.rematch_offer == s or level_of(room.players[s]) is not None for s in others)
 
 
 def _link_rematch(room: Room, actor: Player | None, room_id: str) -> Decision:
-    if room.seat_of(actor) is None:
-        return Refusal(Refused.NOT_SEATED, "only a player of this game can ask for a rematch", room)
-    if room.status is not Status.OVER:
-        return Refusal(Refused.NOT_OVER, "a rematch needs a finished game", room)
+    seat = _finished_seat(room, actor, "start a rematch")
+    if isinstance(seat, Refusal):
+        return seat
     if room.rematch is not None:
         return Unchanged(room)
-    return Commit(room.evolve(version=room.version + 1, rematch=room_id), "rematch", (room_id,))
+    if not accepts_rematch(room, seat):
+        return Refusal(Refused.NO_OFFER, "your opponent has not offered a rematch: offer one", room)
+    return Commit(room.evolve(version=room.version + 1, rematch=room_id, rematch_offer=None), "rematch", (room_id,))
 
 
 def _apply(room: Room, seat: int, move: Move, now_ms: int) -> Decision:
@@ -217,18 +333,23 @@ def _apply(room: Room, seat: int, move: Move, now_ms: int) -> Decision:
     if clock is not None:
         if game.outcome is not None:
             clock = clock.stop(now_ms)
+        elif clock.running is None:
+            clock = clock.start(game.to_move, now_ms)  # the first move starts the clock
         elif clock.running == seat and game.to_move != seat:
             clock = clock.press(seat, now_ms)
-    new = room.evolve(version=room.version + 1, game=game, clock=clock)
+    new = room.evolve(version=room.version + 1, game=game, clock=clock, moved_ms=now_ms,
+                      started_ms=now_ms if room.started_ms is None else room.started_ms,
+                      ended_ms=now_ms if game.outcome is not None else None)
     return Commit(new, "move", (seat, *move_to_data(move)), tuple(events))
 
 
-def _flag_fell(room: Room, now_ms: int) -> bool:
-    deadline = room.deadline_ms()
-    return deadline is not None and now_ms >= deadline
-
-
-def _start_clock_if_full(room: Room, now_ms: int) -> Room:
-    if room.clock is None or room.status is not Status.PLAYING or room.clock.running is not None:
-        return room
-    return room.evolve(clock=room.clock.start(room.game.to_move, now_ms))
+def _due_end(room: Room, now_ms: int) -> Abort | Timeout | None:
+    """How the game ends by itself at ``now_ms``, if it does: a seat that has not made its first
+    move when its window closes, or its flag falls, aborts the game (it never played, so there
+    is no result); a fallen flag otherwise loses on time."""
+    deadline = clock_due(room)
+    fell = deadline is not None and now_ms >= deadline
+    first = first_move_due(room)
+    if first is not None and (now_ms >= first or fell):
+        return Abort()
+    return Timeout() if fell else None

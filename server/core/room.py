@@ -60,7 +60,21 @@ class Room:
     """``None`` for an untimed game. Times are wall-clock milliseconds shared by all processes."""
     created_ms: int
     rematch: str | None = None
-    """Room id of the rematch offered after the end, or ``None``."""
+    """Room id of the rematch both players agreed to after the end, or ``None``."""
+    started_ms: int | None = None
+    """When the first move was committed (the classic game's timer starts with the first click)."""
+    ended_ms: int | None = None
+    """When the game ended."""
+    rated: bool = False
+    """Whether the result moves the players' ratings (``server.core.ratings``)."""
+    seated_ms: int | None = None
+    """When the last seat was taken: the first move is due from then."""
+    moved_ms: int | None = None
+    """When the last move was committed (a computer player answers a while after it)."""
+    rematch_offer: int | None = None
+    """The seat that offered a rematch the other has not answered yet, or ``None``."""
+    rematch_declined: int | None = None
+    """The seat that declined the last rematch offer (until the next offer), or ``None``."""
     _views: dict[int, GameView] = field(default_factory=dict, compare=False, repr=False)
 
     # ------------------------------------------------------------------ what renderers read
@@ -78,8 +92,9 @@ class Room:
         return self.game.kind
 
     @property
-    def ruleset(self) -> str:
-        return self.game.settings["ruleset"]
+    def ruleset(self) -> str | None:
+        """The duel's ruleset (``None`` for a game without one)."""
+        return self.game.settings.get("ruleset")
 
     @property
     def commitment(self) -> str:
@@ -108,24 +123,21 @@ class Room:
         seat = self.seat_of(player)
         return SPECTATOR if seat is None else seat
 
-    def deadline_ms(self) -> int | None:
-        """When the running clock's flag falls, while the game is played; else ``None``."""
-        if self.clock is None or self.status is not Status.PLAYING:
-            return None
-        return self.clock.deadline_ms()
-
     def clock_data(self, now_ms: int) -> dict[str, Any] | None:
         """The clock as a client should show it at ``now_ms`` (``server_ms`` is that reference)."""
         c = self.clock
         if c is None:
             return None
-        return {
+        data = {
             "initial_ms": c.initial_ms,
             "increment_ms": c.increment_ms,
             "remaining_ms": [c.remaining(seat, now_ms) for seat in range(len(c.remaining_ms))],
             "running": c.running,
             "server_ms": now_ms,
         }
+        if c.per_move:  # docs/PROTOCOL.md: initial_ms is then each move's time
+            data["per_move"] = True
+        return data
 
     def meta_data(self, now_ms: int) -> dict[str, Any]:
         """Public facts about the room (no secrets): id, kind, status, settings, players, clock."""
@@ -137,8 +149,19 @@ class Room:
             "players": [p.to_data() if p else None for p in self.players],
             "clock": self.clock_data(now_ms),
             "rematch": self.rematch,
+            "rematch_offer": self.rematch_offer,
+            "rematch_declined": self.rematch_declined,
+            "rated": self.rated,
             "created_ms": self.created_ms,
+            "started_ms": self.started_ms,
+            "ended_ms": self.ended_ms,
         }
+
+    def elapsed_ms(self, now_ms: int) -> int | None:
+        """Time played: from the first move to the end (or to ``now_ms`` while it goes on)."""
+        if self.started_ms is None:
+            return None
+        return (self.ended_ms if self.ended_ms is not None else now_ms) - self.started_ms
 
     def evolve(self, **changes: Any) -> "Room":
         """A copy with ``changes`` and a fresh view cache (the version is the caller's business).
@@ -158,15 +181,25 @@ class Room:
     # ------------------------------------------------------------------ stored form (secret!)
 
     def to_data(self) -> dict[str, Any]:
+        return {**self.stored_fields(), "game": {"kind": self.kind, "state": self.game.snapshot()}}
+
+    def stored_fields(self) -> dict[str, Any]:
+        """The stored form but for the game (``server.store.stored_form`` packs the game apart)."""
         return {
             "format": ROOM_FORMAT,
             "id": self.id,
             "v": self.version,
-            "game": {"kind": self.kind, "state": self.game.snapshot()},
             "players": [p.to_data() if p else None for p in self.players],
             "clock": self.clock.to_data() if self.clock else None,
             "created_ms": self.created_ms,
             "rematch": self.rematch,
+            "started_ms": self.started_ms,
+            "ended_ms": self.ended_ms,
+            "rated": self.rated,
+            "seated_ms": self.seated_ms,
+            "moved_ms": self.moved_ms,
+            "rematch_offer": self.rematch_offer,
+            "rematch_declined": self.rematch_declined,
         }
 
     @classmethod
@@ -191,6 +224,13 @@ class Room:
                 clock=Clock.from_data(data["clock"]) if data["clock"] else None,
                 created_ms=data["created_ms"],
                 rematch=data["rematch"],
+                started_ms=data.get("started_ms"),
+                ended_ms=data.get("ended_ms"),
+                rated=bool(data.get("rated", False)),
+                seated_ms=data.get("seated_ms"),
+                moved_ms=data.get("moved_ms"),
+                rematch_offer=data.get("rematch_offer"),
+                rematch_declined=data.get("rematch_declined"),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"malformed room: {exc!r}") from exc

@@ -23,7 +23,6 @@ from starlette.websockets import WebSocket
 from .limits import Limited, guard_of, too_many
 from .origin import websocket_origin_ok
 
-
 _DENIED: ContextVar[bool] = ContextVar("mineduel_websocket_denied", default=False)
 INCOMPLETE_HANDSHAKE = "ASGI callable returned without completing handshake."
 

@@ -1,202 +1,71 @@
-"""HTTP JSON routes under ``/api/v1`` (see docs/PROTOCOL.md) and ``/healthz``.
-
-Errors are ``{"error": {"code": ..., "message": ...}}`` with a fitting status: the room core's
-refusal codes map through :data:`STATUS`. The caller's identity comes from
-``Authorization: Bearer <token>`` (or ``?token=``); routes that change a game require it.
-Fields are checked by type exactly: an integer is an int (not a float, a string or a boolean).
-"""
+"""The HTTP JSON API under ``/api/v1`` (docs/PROTOCOL.md) and ``/healthz``: guests, the
+classic game's leaderboard, the health check, and the route table of every API module
+(:mod:`.json_edge` says how each reads its request and answers)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from engine import RULESETS, Resign
-from engine.clock import Clock
+from engine import PRESETS
 
-from ..core.decide import Join, Play, Refused
-from ..core.room import Player, Room
-from ..store.service import RoomRefused
-from . import new_game
-from .auth import BadName, bearer_token, validate_name
-from .codec_msgpack import now_ms
-from .limits import Limited, guard_of, too_many
-from .wire import version_value
-
-MAX_BODY = 4096
-MAX_CLOCK_S = 3 * 3600
-MAX_INCREMENT_S = 600
-
-STATUS: dict[Refused, int] = {
-    Refused.UNKNOWN_ROOM: 404,
-    Refused.NOT_SEATED: 403,
-    Refused.NOT_A_SEAT: 403,
-    Refused.BUSY: 503,
-}
-"""HTTP status of a refusal; every other code (stale, room full, not your turn...) is a 409 conflict."""
+from ..store.players import NameTaken
+from ..store.results import MODES
+from . import api_games, api_pairing, api_play
+from .auth import BadName, validate_name
+from .json_edge import ApiError, handles, player_of, read_body
+from .limits import guard_of
 
 
-def error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
-
-
-async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise ApiError(413, "too_large", f"the body is limited to {MAX_BODY} bytes")
-    if not raw.strip():
-        return {}
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError, RecursionError):  # RecursionError: absurdly deep nesting
-        raise ApiError(400, "malformed", "the body is not JSON") from None
-    if not isinstance(data, dict):
-        raise ApiError(400, "malformed", "the body must be a JSON object")
-    return data
-
-
-def _player(request: Request, required: bool = True) -> Player | None:
-    token = bearer_token(request.headers, request.query_params)
-    player = request.app.state.auth.resolve(token) if token else None
-    if token and player is None:
-        raise ApiError(401, "bad_token", "the token is not valid")
-    if required and player is None:
-        raise ApiError(401, "no_token", "this needs a guest token: POST /api/v1/guests, then Authorization: Bearer <token>")
-    return player
-
-
-def _handles(fn: Callable[[Request], Awaitable[JSONResponse]]) -> Callable[[Request], Awaitable[JSONResponse]]:
-    """The route ``fn``, with its refusals answered as JSON errors."""
-
-    async def endpoint(request: Request) -> JSONResponse:
-        try:
-            return await fn(request)
-        except ApiError as exc:
-            return error(exc.status, exc.code, exc.message)
-        except RoomRefused as exc:
-            return error(STATUS.get(exc.code, 409), exc.code.value, exc.message)
-        except Limited as exc:
-            return too_many(exc, json_body=True)
-
-    endpoint.__name__ = fn.__name__
-    return endpoint
-
-
-def game_json(room: Room, viewer: int) -> dict[str, Any]:
-    """The caller's view of a game (the same content as a websocket snapshot)."""
-    return {"v": room.version, "you": viewer, "room": room.meta_data(now_ms()),
-            "commitment": room.commitment, "view": room.view(viewer).to_data()}
-
-
-def _number(value: Any) -> bool:
-    return type(value) in (int, float) and value == value  # not a bool, not NaN
-
-
-def _clock(value: Any) -> Clock | None:
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise ApiError(400, "bad_field", "\"clock\" must be null or {\"initial\": seconds, \"increment\": seconds}")
-    initial, increment = value.get("initial"), value.get("increment", 0)
-    for name, x, top in (("initial", initial, MAX_CLOCK_S), ("increment", increment, MAX_INCREMENT_S)):
-        if not _number(x) or not (0 <= x <= top):
-            raise ApiError(400, "bad_field", f"clock {name} must be a number of seconds in 0..{top}")
-    if initial <= 0:
-        raise ApiError(400, "bad_field", "clock initial must be > 0")
-    return Clock.new(int(initial * 1000), int(increment * 1000))
-
-
-# ---------------------------------------------------------------------- routes
-
-
-@_handles
+@handles
 async def create_guest(request: Request) -> JSONResponse:
-    body = await _body(request)
-    try:
-        name = validate_name(body.get("name"))
-    except BadName as exc:
-        raise ApiError(400, "bad_field", f"\"name\": {exc}") from None
+    name = _name_in(await read_body(request))
     guard_of(request).new_guest(request)
-    player, token = request.app.state.auth.issue(name)
+    try:
+        player, token = await request.app.state.guests.create(name)
+    except NameTaken:
+        raise ApiError(409, "name_taken", f"another player is called {name!r} (names are unique, whatever "
+                       "their case)") from None
     return JSONResponse({"id": player.id, "name": player.name, "token": token}, status_code=201)
 
 
-@_handles
-async def create_game(request: Request) -> JSONResponse:
-    state = request.app.state
-    player = _player(request)
-    body = await _body(request)
-    ruleset = body.get("ruleset", "brettspielnetz")
-    if not isinstance(ruleset, str):
-        raise ApiError(400, "bad_field", "\"ruleset\" must be a string")
-    if ruleset not in RULESETS:
-        raise ApiError(400, "bad_request", f"unknown ruleset; use one of {sorted(RULESETS)}")
-    seat = body.get("seat", "random")
-    if not (seat == "random" or (type(seat) is int and seat in (0, 1))):
-        raise ApiError(400, "bad_field", "\"seat\" must be \"random\", 0 or 1")
-    seed = body.get("seed")
-    if seed is not None:
-        if not state.settings.test_hooks:
-            raise ApiError(403, "test_hooks_off", "\"seed\" is a test-only hook and is disabled on this server")
-        if type(seed) is not int:
-            raise ApiError(400, "bad_field", "\"seed\" must be an integer")
-    clock = _clock(body.get("clock"))
-    guard_of(request).new_game(request)
-    if seat == "random":
-        seat = new_game.random_seat(2)
-    players: list[Player | None] = [None, None]
-    players[seat] = player
-    room = await state.rooms.create(new_game.duel(ruleset, seed), tuple(players), clock)
-    return JSONResponse({"id": room.id, "seat": seat, **game_json(room, seat)}, status_code=201)
+@handles
+async def rename_guest(request: Request) -> JSONResponse:
+    """``{"name"}``: the caller's new display name, and a token that carries it."""
+    player = player_of(request)
+    name = _name_in(await read_body(request))
+    if name is None:
+        raise ApiError(400, "bad_field", "\"name\" must be a non-empty name")
+    try:
+        player, token = await request.app.state.guests.rename(player, name)
+    except NameTaken:
+        raise ApiError(409, "name_taken", f"another player is called {name!r}") from None
+    return JSONResponse({"id": player.id, "name": player.name, "token": token})
 
 
-@_handles
-async def join_game(request: Request) -> JSONResponse:
-    player = _player(request)
-    room = await request.app.state.rooms.act(request.path_params["id"], player, Join())
-    return JSONResponse({"id": room.id, "seat": room.seat_of(player), "v": room.version})
+def _name_in(body: dict[str, Any]) -> str | None:
+    """The body's ``"name"``, checked (``None``: none given)."""
+    try:
+        return validate_name(body.get("name"))
+    except BadName as exc:
+        raise ApiError(400, "bad_field", f"\"name\": {exc}") from None
 
 
-@_handles
-async def get_game(request: Request) -> JSONResponse:
-    player = _player(request, required=False)
-    room = await request.app.state.rooms.load(request.path_params["id"])
-    return JSONResponse(game_json(room, room.viewer_of(player)))
-
-
-@_handles
-async def get_record(request: Request) -> JSONResponse:
-    return JSONResponse(await request.app.state.rooms.record(request.path_params["id"]))
-
-
-@_handles
-async def rematch(request: Request) -> JSONResponse:
-    player = _player(request)
-    room = await request.app.state.rooms.rematch(request.path_params["id"], player, new_game.rematch_of)
-    return JSONResponse({"id": room.id, "seat": room.seat_of(player), "v": room.version}, status_code=201)
-
-
-@_handles
-async def resign(request: Request) -> JSONResponse:
-    """``{"v": version}`` (optional): checked like a move's (a stale resignation is refused)."""
-    player = _player(request)
-    body = await _body(request)
-    seen = body.get("v")
-    if seen is not None and version_value(seen) is None:
-        raise ApiError(400, "bad_field", "\"v\" must be the version you saw (an integer), or left out")
-    room = await request.app.state.rooms.act(request.path_params["id"], player, Play(Resign()), seen)
-    return JSONResponse({"id": room.id, "v": room.version})
+@handles
+async def leaderboard(request: Request) -> JSONResponse:
+    """``?preset=&mode=classic|no-guess&period=all|today``: the fastest wins, best first."""
+    q = request.query_params
+    preset, mode, period = q.get("preset", "beginner"), q.get("mode", "classic"), q.get("period", "all")
+    if preset not in PRESETS or mode not in MODES or period not in ("all", "today"):
+        raise ApiError(400, "bad_field", f"preset in {sorted(PRESETS)}, mode in {list(MODES)}, period all|today")
+    rows = await request.app.state.rooms.results.leaderboard(preset, mode, period)
+    return JSONResponse({"preset": preset, "mode": mode, "period": period, "results": [
+        {"rank": i + 1, "game": r.room, "player": {"id": r.player_id, "name": r.name}, "time_ms": r.time_ms,
+         "three_bv": r.three_bv, "bv_per_s": round(r.bv_per_s, 3), "efficiency": round(r.efficiency, 3),
+         "ended_ms": r.ended_ms} for i, r in enumerate(rows)]})
 
 
 async def healthz(request: Request) -> JSONResponse:
@@ -207,7 +76,7 @@ async def healthz(request: Request) -> JSONResponse:
         state.metrics.redis_errors.labels("health").inc()
     body = {"ok": redis_ok and census.linked, "redis": redis_ok, "pubsub": census.linked,
             "rooms_local": census.rooms, "connections": sum(census.connections.values()),
-            "stats": {**state.hub.stats, **state.hub.fanout.stats, **state.rooms.stats,
+            "stats": {**state.hub.stats, **state.hub.fanout.stats, **state.rooms.stats, **state.pairing.stats,
                       "pubsub_reconnects": state.hub.reconnects}}
     return JSONResponse(body, status_code=200 if body["ok"] else 503)
 
@@ -215,10 +84,9 @@ async def healthz(request: Request) -> JSONResponse:
 routes = [
     Route("/healthz", healthz),
     Route("/api/v1/guests", create_guest, methods=["POST"]),
-    Route("/api/v1/games", create_game, methods=["POST"]),
-    Route("/api/v1/games/{id}", get_game),
-    Route("/api/v1/games/{id}/join", join_game, methods=["POST"]),
-    Route("/api/v1/games/{id}/record", get_record),
-    Route("/api/v1/games/{id}/rematch", rematch, methods=["POST"]),
-    Route("/api/v1/games/{id}/resign", resign, methods=["POST"]),
+    Route("/api/v1/guests/me/name", rename_guest, methods=["POST"]),
+    Route("/api/v1/leaderboard", leaderboard),
+    *api_games.routes,
+    *api_pairing.routes,
+    *api_play.routes,
 ]

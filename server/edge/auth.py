@@ -28,7 +28,11 @@ class Auth:
     def issue(self, name: str | None) -> tuple[Player, str]:
         """A new guest with a cleaned-up ``name`` (a default one if empty) and its token."""
         player = Player("g" + secrets.token_urlsafe(9), clean_name(name))
-        return player, self._serializer.dumps([player.id, player.name])
+        return player, self.token_for(player)
+
+    def token_for(self, player: Player) -> str:
+        """The token of ``player`` (its id, and its name as a hint: see ``server.edge.guests``)."""
+        return self._serializer.dumps([player.id, player.name])
 
     def resolve(self, token: str | None) -> Player | None:
         """The guest a token stands for, or ``None`` for a missing or forged token."""
@@ -89,10 +93,15 @@ def validate_name(name: object) -> str | None:
 
 
 def clean_name(name: str | None) -> str:
-    """Printable, single-line, at most 32 characters; ``Guest-xxxx`` when nothing is left."""
+    """Printable, single-line, at most 32 characters; ``Guest-xxxxxx`` when nothing is left."""
     if isinstance(name, str):
         text = "".join(ch for ch in unicodedata.normalize("NFC", name) if unicodedata.category(ch)[0] != "C")
         text = " ".join(text.split())[:MAX_NAME]
         if text:
             return text
-    return "Guest-" + secrets.token_hex(2)
+    return auto_name()
+
+
+def auto_name() -> str:
+    """A default name for a guest who gave none (16 million of them: see ``server.edge.guests``)."""
+    return "Guest-" + secrets.token_hex(3)

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
 
 import msgpack
 
 from engine import SPECTATOR, Event, visible_to
 
+from ..core.computer import people_away
 from ..core.room import Room
-from ..store.messages import packed_events
+from ..store.messages import Attendance, packed_events
 from ..store.stored_form import array_header, map_header
 
 
@@ -32,7 +32,6 @@ pack = msgpack.Packer(use_bin_type=True).pack
 # is its header, then its keys and values): the same bytes as packing the dict at once.
 _UPDATE_HEAD = map_header(5) + pack("t") + pack("update") + pack("v")
 _ROOM, _EVENTS, _DIFF = pack("room"), pack("events"), pack("diff")
-META_KEPT = 8192
 
 
 class MsgpackCodec:
@@ -41,7 +40,6 @@ class MsgpackCodec:
     def __init__(self) -> None:
         # the fan-out in progress: (old, new, events, the frame's head, events packed, frames made)
         self._fanout: tuple[Room, Room, Sequence[Event], bytes, list[bytes], dict[int, bytes]] | None = None
-        self._metas: dict[str, tuple[Any, ...]] = {}  # room id -> (players, status, rematch, meta packed)
 
     def snapshot(self, room: Room, viewer: int) -> bytes:
         return pack({
@@ -59,7 +57,7 @@ class MsgpackCodec:
         has nothing private) gets the spectators' frame, rendered once."""
         fanout = self._fanout
         if fanout is None or fanout[0] is not old or fanout[1] is not new or fanout[2] is not events:
-            head = b"".join((_UPDATE_HEAD, pack(new.version), _ROOM, self._meta(new)))
+            head = b"".join((_UPDATE_HEAD, pack(new.version), _ROOM, pack(new.meta_data(now_ms()))))
             fanout = self._fanout = (old, new, events, head, packed_events(events), {})
         if old.game.view_class(viewer) == new.game.view_class(viewer) == SPECTATOR:
             viewer = SPECTATOR
@@ -75,27 +73,9 @@ class MsgpackCodec:
                 (fanout[3], _EVENTS, array_header(len(visible)), *visible, _DIFF, pack(change)))
         return frame
 
-    def _meta(self, room: Room) -> bytes:
-        """``pack(room.meta_data(now_ms()))``. Without a clock it holds nothing that changes
-        but the status, the players and the rematch (a room's id, kind, settings and creation
-        time are fixed), so it is packed again only when one of those changed.
-
-        Why: the room's facts cost ~25k instructions a frame (``meta_data`` builds a dict of
-        dicts, then msgpack packs them), the same bytes move after move."""
-        if room.clock is not None:
-            return pack(room.meta_data(now_ms()))
-        players, status, rematch = room.players, room.status, room.rematch
-        held = self._metas.get(room.id)
-        if held is not None and held[0] is players and held[1] is status and held[2] == rematch:
-            return held[3]
-        packed = pack(room.meta_data(now_ms()))
-        if len(self._metas) >= META_KEPT:
-            self._metas.clear()
-        self._metas[room.id] = (players, status, rematch, packed)
-        return packed
-
-    def presence(self, room: Room, spectators: int) -> bytes:
-        return pack({"t": "presence", "v": room.version, "spectators": spectators})
+    def presence(self, room: Room, attendance: Attendance) -> bytes:
+        return pack({"t": "presence", "v": room.version, "spectators": attendance.spectators,
+                     "away": list(people_away(room, attendance.away_since))})
 
     def error(self, code: str, message: str, v: int | None = None) -> bytes:
         return pack({"t": "error", "v": v, "code": code, "message": message})

@@ -7,11 +7,18 @@ A ``seed`` (a deterministic layout) is a test-only hook that the edges accept on
 
 from __future__ import annotations
 
+import logging
 import random
 
-from engine import Duel, Game
+from engine import Classic, Duel, Game
 
-from ..core.room import Room
+from ..core.computer import computer
+from ..core.decide import Refused
+from ..core.pools import Pool, pool_clock
+from ..core.room import Player, Room
+from ..store.service import RoomRefused, RoomService
+
+log = logging.getLogger("mineduel.new_game")
 
 
 def duel(ruleset: str, seed: int | None = None) -> Duel:
@@ -20,10 +27,58 @@ def duel(ruleset: str, seed: int | None = None) -> Duel:
     return Duel.new(rng, ruleset, first=0)
 
 
+def classic(width: int, height: int, mines: int, no_guess: bool = False, seed: int | None = None) -> Classic:
+    """A classic game (its layout is drawn at the first click from a seed drawn now); raises
+    ``ValueError`` for a board RULES.md does not allow."""
+    rng = random.Random(seed) if seed is not None else random.SystemRandom()
+    return Classic.new(width, height, mines, rng, no_guess)
+
+
 def rematch_of(room: Room) -> Game:
-    """A new game of the same kind and settings as ``room``'s."""
-    return duel(room.ruleset)
+    """A new game of the same kind and settings as ``room``'s (a classic game's restart)."""
+    if room.kind == "classic":
+        s = room.game.settings
+        return classic(s["width"], s["height"], s["mines"], s["no_guess"])
+    return duel(room.ruleset or "brettspielnetz")
 
 
 def random_seat(seats: int) -> int:
     return random.SystemRandom().randrange(seats)
+
+
+async def pool_game(rooms: RoomService, pool: Pool, players: tuple[Player, Player], room_id: str) -> bool:
+    """Open room ``room_id`` for a pair of quick pairing's ``pool`` (players by seat; the pool's
+    clock, which starts with the first move; rated as the pool is): True if this call opened
+    it, False if it was open already (another process opened the same pair's room first; the
+    room's create commit lets one win). Listed in the lobby's live games."""
+    try:
+        room = await rooms.create(duel(pool.ruleset), players, pool_clock(pool), room_id=room_id, rated=pool.rated)
+    except RoomRefused as exc:
+        if exc.code is not Refused.BUSY:  # BUSY: the id is taken (by this pair: ids are never reused)
+            raise
+        return False
+    await _listed(rooms, room)
+    return True
+
+
+COMPUTER_INSTEAD = 2
+"""The level of the computer a seeker who waited alone long enough may play (medium)."""
+
+
+async def computer_game(rooms: RoomService, pool: Pool, player: Player) -> tuple[Room, int]:
+    """A game against the medium computer with ``pool``'s ruleset and clock, casual (a game
+    with a computer is never rated), the player in a random seat: the room and that seat."""
+    seat = random_seat(2)
+    players = [computer(COMPUTER_INSTEAD), computer(COMPUTER_INSTEAD)]
+    players[seat] = player
+    room = await rooms.create(duel(pool.ruleset), tuple(players), pool_clock(pool))
+    await _listed(rooms, room)
+    return room, seat
+
+
+async def _listed(rooms: RoomService, room: Room) -> None:
+    """On the lobby's list (a convenience: the game exists either way)."""
+    try:
+        await rooms.store.list_room(room.id, room.created_ms)
+    except Exception as exc:
+        log.warning("could not list room %s: %s", room.id, type(exc).__name__)

@@ -82,7 +82,20 @@ class ResignMessage:
     """Checked like a move's version when present (a stale resignation is refused)."""
 
 
-ClientMessage = MoveMessage | ResignMessage
+@dataclass(frozen=True, slots=True)
+class AbortMessage:
+    v: int | None = None
+    """Checked like a move's version when present."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimMessage:
+    draw: bool
+    """The opponent left: claim a draw (``True``) or the win."""
+
+
+ClientMessage = MoveMessage | ResignMessage | AbortMessage | ClaimMessage
+TYPES = ("move", "resign", "abort", "claim")
 
 
 def parse_msgpack(frame: bytes | str) -> ClientMessage | BadMessage:
@@ -111,14 +124,20 @@ def parse_data(data: Any) -> ClientMessage | BadMessage:
         if move is None:
             return BadMessage("bad_field", f"\"action\" must be one of {sorted(CELL_MOVES)}")
         return MoveMessage(v, move)
-    if kind == "resign":
+    if kind in ("resign", "abort"):
         if "v" not in data or data["v"] is None:
-            return ResignMessage(None)
-        v = version_value(data["v"])
-        if v is None:
-            return BadMessage("bad_field", "\"v\" must be the version you saw (an integer), or left out")
-        return ResignMessage(v)
-    return BadMessage("unknown_type", f"unknown message type {kind!r}; expected \"move\" or \"resign\"")
+            v = None
+        else:
+            v = version_value(data["v"])
+            if v is None:
+                return BadMessage("bad_field", "\"v\" must be the version you saw (an integer), or left out")
+        return ResignMessage(v) if kind == "resign" else AbortMessage(v)
+    if kind == "claim":
+        result = data.get("result")
+        if result not in ("win", "draw"):
+            return BadMessage("bad_field", "\"result\" must be \"win\" or \"draw\"")
+        return ClaimMessage(result == "draw")
+    return BadMessage("unknown_type", f"unknown message type {kind!r}; expected one of {list(TYPES)}")
 
 
 def _typed_cell(value: Any) -> tuple[int, int] | None:
@@ -130,15 +149,16 @@ def _typed_cell(value: Any) -> tuple[int, int] | None:
 
 # ---------------------------------------------------------------------- the browser websocket
 
-MODES = ("select", "explore", "mark")
-COMMANDS = ("confirm", "clear", "resign", "resign-yes", "resign-no")
+MODES = ("select", "explore", "mark", "reveal", "flag")
+COMMANDS = ("confirm", "clear", "resign", "resign-yes", "resign-no", "abort", "claim-win", "claim-draw")
 
 
 @dataclass(frozen=True, slots=True)
 class CellClick:
     cell: tuple[int, int]
     mode: str
-    """``select`` (the selection cycle) or ``explore``/``mark`` (quick mode: move at once)."""
+    """The duel: ``select`` (the selection cycle) or ``explore``/``mark`` (quick mode: move at
+    once); the classic game: ``reveal`` or ``flag``."""
     v: int | None
 
 

@@ -18,9 +18,9 @@ from typing import Any
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket
 
-from engine import Resign
+from engine import Abort, Resign
 
-from ..core.decide import Play, Refused
+from ..core.decide import Claim, Play, Refused
 from ..core.room import Player
 from ..outage import UNAVAILABLE, UNAVAILABLE_MESSAGE, redis_down
 from ..store.service import RoomRefused
@@ -100,8 +100,13 @@ async def _handle(msg: wire.ClientMessage, player: Player | None, box: Outbox, r
     this socket through the hub like every other); a refusal is one error frame, followed by a
     fresh snapshot after a stale move, or once Redis answers again after an outage."""
     codec, hub = state.codecs["msgpack"], state.hub
-    move = msg.move if isinstance(msg, wire.MoveMessage) else Resign()
     try:
+        if isinstance(msg, wire.ClaimMessage):
+            away = await hub.presence.away_since(room_id, 1 - box.viewer) if box.viewer in (0, 1) else None
+            await state.rooms.act(room_id, player, Claim(msg.draw, away))
+            return
+        move = msg.move if isinstance(msg, wire.MoveMessage) else Abort() if isinstance(msg, wire.AbortMessage) \
+            else Resign()
         await state.rooms.act(room_id, player, Play(move), msg.v, started)
         return
     except RoomRefused as exc:

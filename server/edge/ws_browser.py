@@ -23,6 +23,7 @@ htmx does not reconnect), 1011 for server errors, 1012 on shutdown, 1013 for slo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from typing import Any
@@ -30,14 +31,15 @@ from typing import Any
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket
 
-from engine import SPECTATOR, Resign
+from engine import SPECTATOR, Abort, Resign
 from engine.encoding import HIDDEN, OWN_WRONG_MARK
 
-from ..core.decide import Play, Refused
+from ..core.decide import Claim, Play, Refused
 from ..core.room import Player, Room, Status
 from ..outage import UNAVAILABLE, UNAVAILABLE_MESSAGE, redis_down
 from ..store.service import RoomRefused
 from ..web.html_codec import SNAPSHOT_MARK, HtmlCodec
+from ..web.presence_view import claim_look
 from ..web.site import web_of
 from ..web.view_model import player_names, seat_name
 from . import wire
@@ -45,6 +47,7 @@ from .admission import admitted
 from .frames import client_frames
 from .outbox import Outbox
 from .raw_send import frame_sender
+from .solo_session import SoloSession
 
 log = logging.getLogger("mineduel.ws_browser")
 
@@ -63,13 +66,17 @@ class BrowserConn(Outbox):
     and the panel redrawn.
     """
 
-    __slots__ = ("selected", "asking_resign", "html")
+    __slots__ = ("selected", "asking_resign", "claim_shown", "html", "labels_shown")
 
     def __init__(self, html: HtmlCodec, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.html = html
         self.selected: tuple[Cell, str] | None = None
         self.asking_resign = False
+        self.claim_shown = False
+        """The heartbeat showed the claim area (an opponent left): it clears it once they are back."""
+        self.labels_shown: tuple[str | None, ...] = ()
+        """The ratings beside the names as this page last got them (``server.web.rating_labels``)."""
 
     def push(self, frame: str) -> bool:
         """Queue one of this connection's own frames (selection, notices, heartbeats)."""
@@ -140,6 +147,19 @@ class Session:
         elif name == "resign-yes":
             self.conn.asking_resign = False
             await self.play(Resign(), msg.v, started, None)
+        elif name == "abort":
+            await self.play(Abort(), msg.v, started, None)
+        elif name in ("claim-win", "claim-draw"):
+            await self.claim(name == "claim-draw")
+
+    async def claim(self, draw: bool) -> None:
+        """Claim the game (a win, or a draw) because the opponent left."""
+        seat = self.conn.viewer
+        away = await self.hub.presence.away_since(self.room_id, 1 - seat)
+        try:
+            await self.rooms.act(self.room_id, self.player, Claim(draw, away))
+        except RoomRefused as exc:
+            self.refused(exc, None)
 
     async def select(self, cell: Cell) -> None:
         conn = self.conn
@@ -168,6 +188,9 @@ class Session:
         room = await self.play(move, seen, started, cell)
         if room is None:
             return
+        newer = self.hub.room(self.room_id)
+        if newer is not None and newer.version > room.version:
+            room = newer  # later versions reached this page while the move was being committed
         self.conn.selected = None
         self.conn.asking_resign = False
         self.redraw(room, [old[0]] if old is not None and old[0] != cell else [])
@@ -223,15 +246,46 @@ def _hidden(room: Room, viewer: int, cell: Cell) -> bool:
     return 0 <= r < view.height and 0 <= c < view.width and view.rows[r][c] in (HIDDEN, OWN_WRONG_MARK)
 
 
-async def _heartbeat(conn: BrowserConn, hub: Any, html: HtmlCodec, room_id: str, period: float) -> None:
+async def _labels(conn: BrowserConn, ratings: Any, html: HtmlCodec, room: Room | None) -> str:
+    """The player cards again when the ratings beside the names changed since this page got
+    them: a rated room got a player whose rating this process had not read (read now, once per
+    process: never per move), or another page's read brought newer ones."""
+    if room is None or room.kind != "duel":
+        return ""
+    if html.labels.missing(room):
+        try:
+            await html.labels.load(ratings, room, fresh=False)
+        except Exception:  # Redis away: the names go without ratings until it is back
+            return ""
+    labels = html.labels.of(room)
+    if labels == conn.labels_shown or conn.version != room.version:
+        return ""
+    conn.labels_shown = labels
+    return html.players(room, conn.viewer)
+
+
+async def _heartbeat(conn: BrowserConn, hub: Any, html: HtmlCodec, room_id: str, period: float,
+                     ratings: Any = None) -> None:
     plain = html.heartbeat()
     while not conn.closed:
         await asyncio.sleep(period)
         room = hub.room(room_id)
+        if ratings is not None and hub.connected:
+            cards = await _labels(conn, ratings, html, room)
+            if cards and not conn.push(cards):
+                conn.close(SLOW, "too slow: reconnect to resync")
+                return
         if not hub.connected:  # Redis unreachable: the banner, not a clock that may be stale
             frame = html.heartbeat(interrupted=True)
         else:
-            frame = html.heartbeat(room) if room is not None and room.clock is not None else plain
+            timed = room is not None and (room.clock is not None or room.kind == "classic")
+            now = time.time_ns() // 1_000_000
+            frame = html.heartbeat(room, now) if timed else plain
+            if room is not None and room.kind == "duel":
+                look = claim_look(room, conn.viewer, hub.attendance(room_id), now)
+                if look is not None or conn.claim_shown:  # the area: shown, counting down, or cleared once
+                    frame += html.claim(look)
+                conn.claim_shown = look is not None
         if not conn.push(frame):
             conn.close(SLOW, "too slow: reconnect to resync")
             return
@@ -267,11 +321,15 @@ async def _browser_socket(websocket: WebSocket) -> None:
                        inline=settings.inline_send)
     writer = asyncio.create_task(conn.run(), name=f"ws-writer-{room_id}")
     beat: asyncio.Task[None] | None = None
-    session = Session(conn, player, room_id, state, html)
+    session: Session | SoloSession = (SoloSession if room.kind == "classic" else Session)(
+        conn, player, room_id, state, html)
     try:
-        await hub.attach(room_id, conn)
+        if room.kind == "duel":  # the ratings beside the names, before the snapshot renders them
+            with contextlib.suppress(Exception):  # Redis away: the load below says so
+                await html.labels.load(state.ratings, room, fresh=False)
+        conn.labels_shown = html.labels.of(await hub.attach(room_id, conn))
         if settings.heartbeat_s > 0:
-            beat = asyncio.create_task(_heartbeat(conn, hub, html, room_id, settings.heartbeat_s),
+            beat = asyncio.create_task(_heartbeat(conn, hub, html, room_id, settings.heartbeat_s, state.ratings),
                                        name=f"ws-heartbeat-{room_id}")
         async for frame in client_frames(websocket, settings, conn):
             started = time.perf_counter()

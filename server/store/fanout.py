@@ -24,6 +24,7 @@ from engine import Event
 from ..core.room import Room
 from ..logs import event
 from ..metrics import Metrics
+from .messages import Attendance
 
 log = logging.getLogger("mineduel.fanout")
 
@@ -50,8 +51,9 @@ class Codec(Protocol):
         """
         ...
 
-    def presence(self, room: Room, spectators: int) -> Frame | None:
-        """The spectator count changed; ``None`` = nothing to send."""
+    def presence(self, room: Room, attendance: Attendance) -> Frame | None:
+        """Who is connected changed (the spectator count, a player left or came back);
+        ``None`` = nothing to send."""
         ...
 
     def error(self, code: str, message: str, v: int | None = None) -> Frame:
@@ -116,14 +118,14 @@ class Fanout:
             return
         self._count(self._deliver(conn, self.codecs[conn.codec].snapshot(room, conn.viewer), room.version, room.id))
 
-    def presence(self, conns: Iterable[Connection], room: Room, watchers: int) -> None:
-        """The spectator count, to every connection that has had its snapshot."""
+    def presence(self, conns: Iterable[Connection], room: Room, attendance: Attendance) -> None:
+        """Who is connected, to every connection that has had its snapshot."""
         frames: dict[str, Frame | None] = {}
         for conn in list(conns):
             if conn.version is None:
                 continue
             if conn.codec not in frames:
-                frames[conn.codec] = self.codecs[conn.codec].presence(room, watchers)
+                frames[conn.codec] = self.codecs[conn.codec].presence(room, attendance)
             frame = frames[conn.codec]
             if frame is not None and not conn.send(frame):
                 self.drop_slow(conn, room.id)

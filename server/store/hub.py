@@ -36,7 +36,7 @@ from ..outage import UNAVAILABLE, UNAVAILABLE_MESSAGE, is_outage, redis_down
 from .cache import RoomCache
 from .fanout import Connection, Fanout
 from .keys import channel, room_of_channel
-from .messages import is_presence, presence_total, read_commit
+from .messages import Attendance, is_presence, presence_of, read_commit
 from .presence import Presence
 from .pubsub import PubSub
 from .service import RoomService
@@ -127,6 +127,15 @@ class Hub:
         """Spectators of ``room_id`` over all processes (as last heard; 0 if not watched here)."""
         return self.presence.total(room_id)
 
+    def attendance(self, room_id: str) -> Attendance:
+        """Who is connected to ``room_id`` over all processes (as last heard)."""
+        return self.presence.attendance(room_id)
+
+    def players_connected(self) -> set[str]:
+        """The players (by id) with a connection to a room of this process."""
+        return {conn.player_id for entry in list(self._entries.values()) for conn in list(entry.conns)
+                if conn.player_id is not None}
+
     def census(self) -> Census:
         counts: dict[tuple[str, str], int] = {}
         for entry in list(self._entries.values()):
@@ -151,18 +160,14 @@ class Hub:
         entry.conns.add(conn)
         try:
             await asyncio.wait_for(entry.ready.wait(), timeout_s)
-            first = self.cache.held(room_id) is None
             room = await self.rooms.load(room_id)
-            if conn.viewer == SPECTATOR:
-                await self.presence.arrive(room_id)
-            elif first:
-                await self.presence.read(room_id)
+            await self.presence.arrive(room_id, conn.viewer)
         except BaseException:
             await self.detach(room_id, conn)
             raise
         room = self.cache.offer(room)
         self.fanout.snapshot(conn, room)
-        frame = self.fanout.codecs[conn.codec].presence(room, self.presence.total(room_id))
+        frame = self.fanout.codecs[conn.codec].presence(room, self.presence.attendance(room_id))
         if frame is not None:
             conn.send(frame)
         event(log, "connect", room=room_id, player=conn.player_id, viewer=conn.viewer, codec=conn.codec,
@@ -177,8 +182,7 @@ class Hub:
         if conn.version is not None:
             event(log, "disconnect", room=room_id, player=conn.player_id, viewer=conn.viewer, codec=conn.codec,
                   close=getattr(conn, "close_code", None))
-            if conn.viewer == SPECTATOR:
-                await self.presence.leave(room_id)
+            await self.presence.leave(room_id, conn.viewer)
         if not entry.conns and self._entries.get(room_id) is entry:
             del self._entries[room_id]
             self.cache.unwatch(room_id)
@@ -334,7 +338,7 @@ class Hub:
         self.stats["messages"] += 1
         try:
             if is_presence(payload):
-                self._on_presence(room_id, entry, presence_total(payload))
+                self._on_presence(room_id, entry, presence_of(payload))
             else:
                 self._on_commit(room_id, entry, payload)
         except Exception:
@@ -342,11 +346,11 @@ class Hub:
             for conn in list(entry.conns):
                 conn.close(SERVER_ERROR, "server error")
 
-    def _on_presence(self, room_id: str, entry: _Entry, total: int) -> None:
-        self.presence.heard(room_id, total)
+    def _on_presence(self, room_id: str, entry: _Entry, attendance: Attendance) -> None:
+        self.presence.heard(room_id, attendance)
         room = self.cache.held(room_id)
         if room is not None:
-            self.fanout.presence(entry.conns, room, total)
+            self.fanout.presence(entry.conns, room, attendance)
 
     def _on_commit(self, room_id: str, entry: _Entry, payload: bytes) -> None:
         message = read_commit(payload)
@@ -380,7 +384,15 @@ class Hub:
                 continue
             viewer = room.viewer_of(conn.player_id)
             if viewer != conn.viewer:
-                if conn.viewer == SPECTATOR and conn.version is not None:
-                    self._spawn(self.presence.leave(room_id), f"hub-presence-{room_id}")
+                if conn.version is not None:
+                    self._spawn(self._recount(room_id, conn.viewer, viewer), f"hub-presence-{room_id}")
                 conn.viewer = viewer
                 conn.version = -1  # forces a snapshot for the new class
+
+    async def _recount(self, room_id: str, old_viewer: int, new_viewer: int) -> None:
+        """A connection changed viewer class (a watcher took a seat): count it in its new one."""
+        await self.presence.leave(room_id, old_viewer)
+        try:
+            await self.presence.arrive(room_id, new_viewer)
+        except Exception as exc:
+            redis_down(self.metrics, "presence", exc, room=room_id)

@@ -9,13 +9,55 @@ key                        type    content
 ``game:{id}:events``       chan    commit messages ``[b"commit", v, room, events, nonce]``;
                                    presence ``P<n>``
 ``game:{id}:watchers``     hash    spectators per server process (fields expire if it dies)
-``clocks``                 zset    room id → clock deadline (ms) of rooms with a running clock
+``game:{id}:analysis``     string  a finished duel's analysis (msgpack, :mod:`server.store.analyses`);
+                                   expires with the room's state
+``clocks``                 zset    room id → when something falls due (ms): a flag, a first move, a
+                                   computer's answer; for a finished room, when a sweeper settles
+                                   its end (ratings, lists) unless its committing process has
 ``web:lobby``              zset    room id → creation time (ms) of the games listed on the home page
+``web:online``             hash    process id → players connected to that process (the lobby's count)
+``web:online:seen``        zset    process id → when it last wrote its count (ms; older ones are dead)
+``lb:{solo}:<p>:<m>:all``  zset    won classic games of preset ``p`` and mode ``m`` (JSON) → time ms
+``lb:{solo}:<p>:<m>:d<day>`` zset  the same for one UTC day (expires after three days)
+``pb:{solo}:<player>``     hash    ``<preset>:<mode>`` → the player's best result (JSON)
+``pl:{players}:<player>``  hash    a player's record: ``name`` (as chosen), ``key`` (its claim)
+``names:{players}``        hash    claimed name key (NFKC, casefolded) → player id
+``rt:{ratings}:<player>``  hash    category → the player's rating there (JSON
+                                   ``[rating, deviation, volatility, games]``)
+``rh:{ratings}:<player>:<c>`` list  the player's rating after each rated game of category ``c``
+                                   (JSON ``[ended ms, rating, game id]``, the newest 1000)
+``rlb:{ratings}:<c>``      zset    player id → rating, the non-provisional players of ``c``
+``rg:{ratings}:<game>``    string  the game's result is applied (expires 30 days after its end)
+``pg:{<player>}:on``       hash    the player's games being played or waiting: room id → summary
+                                   (JSON, ``server.core.summary``)
+``pg:{<player>}:over``     zset    the player's finished games: room id → end (ms), the newest 100
+``pg:{<player>}:sum``      hash    room id → summary (JSON) of the finished games in ``:over``
 ``mineduel:secret``        string  the shared token-signing key when ``SECRET_KEY`` is unset
+``pool:{pairing}:<pool>``  zset    quick pairing: the pool's waiting seeks → rating (rated
+                                   pools) or join time in ms (casual pools)
+``seeks:{pairing}``        hash    seek id → the waiting seek (JSON: player, name, pool,
+                                   rating, joined ms, the room and seat it would open)
+``seeks-live:{pairing}``   zset    seek id → alive until (ms), waiting or paired; its
+                                   process pushes it on while the seeker waits
+``seekers:{pairing}``      hash    player id → the player's one seek (waiting or paired)
+``paired:{pairing}``       hash    seek id → its pair (JSON: room, pool, formed ms, players)
+                                   until the seeker is told
+``pairing:{pairing}:events`` chan  pairs whose room is open (the pair's JSON); ``{"ended"}``
 =========================  ======  ==========================================================
 
 (``clocks`` and ``web:lobby`` are global keys: on a Redis Cluster each would have to become one
 ZSET per slot, or live outside the commit script as ``web:lobby`` already does.)
+
+Families beyond rooms carry one hash tag each, because one script must touch keys of any two
+members: ``{solo}`` (classic results), ``{players}`` (a name claim frees one name and takes
+another), ``{ratings}`` (a game updates two players' ratings, histories and a leaderboard and
+marks the game applied), ``{pairing}`` (a seek checks the player's other seeks in any pool and
+takes a partner out of its pool: :mod:`server.store.pairing`; tests pass a tag of their own).
+Each family is one slot on a cluster; they are written once per finished game, rename or seek,
+never per move. A player's games index carries the player's own tag (``{<player id>}``: one
+player's three keys are one slot, written by one script), and is written when a game's status
+or turn changes. ``tests/server/store/test_key_slots.py`` checks
+that every script is called with keys of one slot.
 """
 
 from __future__ import annotations
@@ -26,6 +68,8 @@ import msgpack
 
 CLOCKS = "clocks"
 LOBBY = "web:lobby"
+ONLINE = "web:online"
+ONLINE_SEEN = "web:online:seen"
 SECRET = "mineduel:secret"
 
 
@@ -43,6 +87,93 @@ def channel(room_id: str) -> str:
 
 def watchers_key(room_id: str) -> str:
     return f"game:{{{room_id}}}:watchers"
+
+
+def analysis_key(room_id: str) -> str:
+    return f"game:{{{room_id}}}:analysis"
+
+
+def solo_board_key(preset: str, mode: str, period: str) -> str:
+    """A classic leaderboard (``period``: ``all`` or ``d<yyyymmdd>``). Every classic results key
+    carries the hash tag ``{solo}``: one slot, so one script updates them all."""
+    return f"lb:{{solo}}:{preset}:{mode}:{period}"
+
+
+def solo_bests_key(player_id: str) -> str:
+    return f"pb:{{solo}}:{player_id}"
+
+
+def player_key(player_id: str) -> str:
+    """A player's record. Every name key carries the hash tag ``{players}``: one slot, so one
+    script frees the old name and claims the new one."""
+    return f"pl:{{players}}:{player_id}"
+
+
+NAMES = "names:{players}"
+"""Claimed names: the name's key (:func:`server.store.players.name_key`) → player id."""
+
+
+def ratings_key(player_id: str) -> str:
+    """A player's ratings, one field per category. Every ratings key carries the hash tag
+    ``{ratings}``: one slot, so one script updates both players of a game at once."""
+    return f"rt:{{ratings}}:{player_id}"
+
+
+def rating_history_key(player_id: str, category: str) -> str:
+    return f"rh:{{ratings}}:{player_id}:{category}"
+
+
+def rating_board_key(category: str) -> str:
+    return f"rlb:{{ratings}}:{category}"
+
+
+def rated_game_key(game_id: str) -> str:
+    """Present while a game's result counts as applied (exactly once per game)."""
+    return f"rg:{{ratings}}:{game_id}"
+
+
+PAIRING = "pairing"
+"""The quick-pairing family's hash tag (tests pass their own, to keep apart on one server)."""
+
+
+def pool_key(pool_id: str, tag: str = PAIRING) -> str:
+    """A pairing pool's waiting seeks. Every pairing key carries one hash tag: one slot, so
+    one script sees a player's seek in any pool and takes a partner out of a pool."""
+    return f"pool:{{{tag}}}:{pool_id}"
+
+
+def seeks_key(tag: str = PAIRING) -> str:
+    return f"seeks:{{{tag}}}"
+
+
+def seeks_live_key(tag: str = PAIRING) -> str:
+    return f"seeks-live:{{{tag}}}"
+
+
+def seekers_key(tag: str = PAIRING) -> str:
+    return f"seekers:{{{tag}}}"
+
+
+def paired_key(tag: str = PAIRING) -> str:
+    return f"paired:{{{tag}}}"
+
+
+def pairing_channel(tag: str = PAIRING) -> str:
+    return f"pairing:{{{tag}}}:events"
+
+
+def games_on_key(player_id: str) -> str:
+    """A player's games being played or waiting. A player's index keys carry the hash tag
+    ``{<player id>}``: one slot, so one script moves a game from one list to the other."""
+    return f"pg:{{{player_id}}}:on"
+
+
+def games_over_key(player_id: str) -> str:
+    return f"pg:{{{player_id}}}:over"
+
+
+def games_summary_key(player_id: str) -> str:
+    return f"pg:{{{player_id}}}:sum"
 
 
 def room_of_channel(name: bytes | str) -> str:

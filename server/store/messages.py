@@ -5,7 +5,7 @@ process's nonce (14 bytes), then msgpack ``[packed room, [[audience, event data]
 The fixed head lets the process that made the commit recognise it by the nonce without
 unpacking the rest; another process decodes the room and its events (which may be private:
 the message never leaves the servers). Presence (written by the presence script):
-``P<total>``.
+``P<spectators>:<seat 0 away since>:<seat 1 away since>`` (ms, or ``-`` while connected).
 """
 
 from __future__ import annotations
@@ -86,12 +86,29 @@ def bin_header(n: int) -> bytes:
     return b"\xc6" + n.to_bytes(4, "big")
 
 
+@dataclass(frozen=True, slots=True)
+class Attendance:
+    """Who is connected to a room over all processes: how many spectators, and since when each
+    seat has had no connection (``None`` while it has one)."""
+
+    spectators: int = 0
+    away_since: tuple[int | None, ...] = (None, None)
+
+    def to_text(self) -> str:
+        return ":".join([str(self.spectators), *("-" if t is None else str(t) for t in self.away_since)])
+
+    @classmethod
+    def from_text(cls, text: str) -> "Attendance":
+        spectators, *away = text.split(":")
+        return cls(int(spectators), tuple(None if t in ("-", "") else int(t) for t in away))
+
+
 def is_presence(payload: bytes) -> bool:
     return payload[:1] == b"P"
 
 
-def presence_total(payload: bytes) -> int:
-    return int(payload[1:])
+def presence_of(payload: bytes) -> Attendance:
+    return Attendance.from_text(payload[1:].decode())
 
 
 def read_commit(payload: bytes) -> CommitMessage:

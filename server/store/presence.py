@@ -1,18 +1,27 @@
-"""Spectator counts over all processes.
+"""Who is connected to a room, over all processes: spectators, and each seat's player.
 
-Each process keeps its own count of local spectators per room in a field of the room's
-``watchers`` hash that expires if the process dies (refreshed every third of its TTL while it
-has spectators there); the total is the sum over the fields. A change publishes ``P<total>``
-on the room's channel, and every process's hub pushes it to its local connections.
+Each process keeps its own counts per room (spectators, seat 0's connections, seat 1's) in
+fields of the room's presence hash that expire if the process dies (refreshed every third of
+their TTL while it has connections there). The script sums the fields and keeps, per seat,
+since when the seat has had no connection anywhere (the opponent of a player who left may
+claim the game after a grace period: ``server.core.decide.Claim``). A change publishes the
+:class:`~server.store.messages.Attendance` on the room's channel, and every process's hub
+pushes it to its local connections (the spectator count, "your opponent left").
+
+A player whose process died is seen as gone once its field expired (up to one TTL late).
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
+
+from engine import SPECTATOR
 
 from ..metrics import Metrics
 from ..outage import redis_down
+from .messages import Attendance
 from .store import Store
 
 
@@ -22,29 +31,39 @@ class Presence:
         self.metrics = metrics
         self.process_id = process_id or uuid.uuid4().hex
         self.ttl_s = ttl_s
-        self._local: dict[str, int] = {}  # room id -> local spectators
-        self._total: dict[str, int] = {}  # room id -> spectators over all processes (last heard)
+        self._local: dict[str, list[int]] = {}  # room id -> local [spectators, seat 0, seat 1]
+        self._heard: dict[str, Attendance] = {}  # room id -> over all processes (last heard)
+
+    def attendance(self, room_id: str) -> Attendance:
+        """Who is connected to ``room_id`` over all processes, as last heard."""
+        return self._heard.get(room_id, Attendance())
 
     def total(self, room_id: str) -> int:
         """The last known number of spectators of ``room_id`` over all processes."""
-        return self._total.get(room_id, 0)
+        return self.attendance(room_id).spectators
 
-    def heard(self, room_id: str, total: int) -> None:
+    def heard(self, room_id: str, attendance: Attendance) -> None:
         """A presence message arrived."""
-        self._total[room_id] = total
+        self._heard[room_id] = attendance
 
-    async def read(self, room_id: str) -> int:
-        """Learn the total (when this process starts watching a room), publishing nothing."""
+    async def read(self, room_id: str) -> Attendance:
+        """Learn who is connected (when this process starts watching a room), publishing nothing."""
         return await self._write(room_id, publish=False)
 
-    async def arrive(self, room_id: str) -> int:
-        """A local spectator connected: count it and tell everybody."""
-        self._local[room_id] = self._local.get(room_id, 0) + 1
+    async def away_since(self, room_id: str, seat: int) -> int | None:
+        """Since when ``seat`` has had no connection to ``room_id`` (read now), or ``None``."""
+        return (await self.read(room_id)).away_since[seat]
+
+    async def arrive(self, room_id: str, viewer: int) -> Attendance:
+        """A local connection of ``viewer`` (a seat or the spectators) opened: count it, tell everybody."""
+        self._counts(room_id)[_slot(viewer)] += 1
         return await self._write(room_id, publish=True)
 
-    async def leave(self, room_id: str) -> None:
-        """A local spectator left (or took a seat). While Redis is away the field expires by itself."""
-        self._local[room_id] = max(0, self._local.get(room_id, 0) - 1)
+    async def leave(self, room_id: str, viewer: int) -> None:
+        """A local connection of ``viewer`` closed (or changed class). While Redis is away the
+        field expires by itself."""
+        counts = self._counts(room_id)
+        counts[_slot(viewer)] = max(0, counts[_slot(viewer)] - 1)
         try:
             await self._write(room_id, publish=True)
         except Exception as exc:
@@ -53,23 +72,59 @@ class Presence:
     def forget(self, room_id: str) -> None:
         """No local connection is left in ``room_id``."""
         self._local.pop(room_id, None)
-        self._total.pop(room_id, None)
+        self._heard.pop(room_id, None)
 
     async def run(self) -> None:
         """Keep this process's fields alive (they expire if the process dies); until cancelled."""
         period = max(1.0, self.ttl_s / 3)
         while True:
             await asyncio.sleep(period)
-            for room_id, count in list(self._local.items()):
-                if count > 0:
+            for room_id, counts in list(self._local.items()):
+                if any(counts):
                     try:
                         await self._write(room_id, publish=False)
                     except Exception as exc:  # Redis away: one line per pass, not one per room
                         redis_down(self.metrics, "presence", exc, room=room_id)
                         break
 
-    async def _write(self, room_id: str, publish: bool) -> int:
-        total = await self.store.set_watchers(room_id, self.process_id, self._local.get(room_id, 0), self.ttl_s,
-                                              publish=publish)
-        self._total[room_id] = total
-        return total
+    def _counts(self, room_id: str) -> list[int]:
+        counts = self._local.get(room_id)
+        if counts is None:
+            counts = self._local[room_id] = [0, 0, 0]
+        return counts
+
+    async def _write(self, room_id: str, publish: bool) -> Attendance:
+        counts = self._local.get(room_id, [0, 0, 0])
+        attendance = await self.store.set_presence(room_id, self.process_id, (counts[0], counts[1], counts[2]),
+                                                   self.ttl_s, time.time_ns() // 1_000_000, publish)
+        self._heard[room_id] = attendance
+        return attendance
+
+
+def _slot(viewer: int) -> int:
+    """The index of ``viewer`` in the local counts: spectators first, then each seat."""
+    return 0 if viewer == SPECTATOR else 1 + viewer
+
+
+def attendance_of(fields: dict[bytes, bytes]) -> tuple[Attendance, tuple[bool, bool]]:
+    """Who is connected to a room, read from its presence hash without writing (the lobby
+    reads many rooms at once): the :class:`Attendance` the ``PRESENCE`` script would answer,
+    and whether each seat has ever had a connection (a seat that never had one has no
+    ``away:`` field yet, and counts as not away)."""
+    spectators, seats = 0, [0, 0]
+    away: list[int | None] = [None, None]
+    for raw, value in fields.items():
+        field = raw.decode()
+        if field.startswith("away:"):
+            seat = int(field[5:])
+            if seat in (0, 1):
+                away[seat] = int(value)
+        elif field[-2:] in (":0", ":1"):
+            seats[int(field[-1])] += int(value)
+        else:
+            spectators += int(value)
+    connected = tuple(n > 0 for n in seats)
+    since = tuple(None if connected[seat] else away[seat] for seat in (0, 1))
+    ever = (connected[0] or away[0] is not None, connected[1] or away[1] is not None)
+    return Attendance(spectators, since), ever
+

@@ -12,6 +12,14 @@ decided on. A command carrying the version its sender saw is refused as stale wh
 change won the race (the client gets a fresh snapshot); one without (a join, a resignation
 over HTTP, a timeout, a rematch) is decided again on the fresh room, at most ``retries`` times.
 
+After a commit: the players' game lists (:mod:`~.player_games`) when the status or the seats
+changed (a move writes nothing there), and what an end leaves behind (:meth:`RoomService.settle`: ratings, leaderboards, the
+finished lists). A commit of a finished room leaves the room in the ``clocks`` set, due
+:data:`SETTLE_GRACE_MS` later (the same atomic write as the commit: nothing more on the move
+path); settling drops that entry, so an end whose process dies or fails before it is settled
+by any process's sweeper (everything settled is idempotent). Failures there are logged and
+counted, never raised: the commit stands.
+
 Retention: every commit renews the expiry of the room's keys — ``finished_ttl_s`` once the
 game is over, ``idle_ttl_s`` before; 0 keeps them forever.
 
@@ -31,30 +39,43 @@ from typing import Any
 from engine import Game
 from engine.clock import Clock
 
+from ..core.computer import slow_to_answer
 from ..core.decide import (
     Command,
     Commit,
     LinkRematch,
+    OfferRematch,
     Play,
     Refusal,
     Refused,
+    Tick,
     Unchanged,
+    accepts_rematch,
     decide,
     open_room,
     rematch_players,
 )
+from ..core.due import next_due
 from ..core.room import Player, Room, Status
+from ..core.summary import index_changed
 from ..logs import event
 from ..metrics import Metrics
+from .analyses import Analyses, StoredAnalysis
 from .cache import RoomCache
 from .keys import pack, unpack
 from .messages import commit_message
+from .offload import Offload
+from .player_games import PlayerGames
+from .results import Results
 from .store import Store
 from .stored_form import StoredForm
 
 log = logging.getLogger("mineduel.rooms")
 
 DAY_S = 86_400
+SETTLE_GRACE_MS = 10_000
+"""A finished room's end is left to the sweeper this long after its commit (the committing
+process settles it at once and drops the entry; a sweeper finds it only if that failed)."""
 
 
 class RoomRefused(Exception):
@@ -103,13 +124,25 @@ class Retention:
 
 class RoomService:
     def __init__(self, store: Store, cache: RoomCache, metrics: Metrics, *, retries: int = 8,
-                 retention: Retention = Retention(), now_ms: Callable[[], int] = wall_ms) -> None:
+                 retention: Retention = Retention(), now_ms: Callable[[], int] = wall_ms,
+                 offload: Offload | None = None, results: Results | None = None,
+                 analyses: Analyses | None = None, games: PlayerGames | None = None,
+                 settle_grace_ms: int = SETTLE_GRACE_MS) -> None:
         self.store = store
+        self.offload = offload or Offload()
+        """Runs the decisions a game says are costly (a no-guess layout) off the event loop."""
+        self.results = results or Results(store, metrics)
+        """Told of every commit that ends a game (ratings, leaderboards)."""
+        self.games = games or PlayerGames(store, metrics, finished_ttl_s=retention.finished_ttl_s)
+        """The players' game lists, written after every commit that changes what they keep."""
+        self.analyses = analyses or Analyses(store, metrics)
+        """Finished duels' analyses: started by the commit that ends a game, stored once."""
         self.cache = cache
         self.metrics = metrics
         self.retries = retries
         self.retention = retention
         self.now_ms = now_ms
+        self.settle_grace_ms = settle_grace_ms
         self.stats = {"cache_hits": 0, "loads": 0, "conflicts": 0}
         self.stored = StoredForm()
         self._committed: dict[str, Any] = {}  # commit kind -> its moves_committed counter
@@ -156,6 +189,15 @@ class RoomService:
         return {"id": room.id, "v": room.version, "kind": room.kind,
                 "players": [p.to_data() if p else None for p in room.players], **room.game.record()}
 
+    async def analysis(self, room_id: str) -> StoredAnalysis:
+        """A finished duel's analysis: the stored one (one read), else the room is loaded
+        (``unknown_room``), checked (:class:`~server.store.analyses.NotAnalysed`: ``not_over``,
+        ``no_analysis``) and its analysis computed off the loop and stored."""
+        found = await self.analyses.stored(room_id)
+        if found is not None:
+            return found
+        return await self.analyses.of(await self.load(room_id))
+
     # ------------------------------------------------------------------ changing
 
     async def act(self, room_id: str, actor: Player | None, command: Command, seen_version: int | None = None,
@@ -171,12 +213,20 @@ class RoomService:
                 room = await self.load(room_id)  # the cache may be behind the version the client saw
             else:
                 self.stats["cache_hits"] += 1
-            decision = decide(room, actor, command, seen_version, self.now_ms())
+            if (isinstance(command, Play) and room.game.costly(command.move)) or (
+                    isinstance(command, Tick) and slow_to_answer(room)):
+                decision = await self.offload.run(decide, room, actor, command, seen_version, self.now_ms())
+            else:
+                decision = decide(room, actor, command, seen_version, self.now_ms())
             if isinstance(decision, Refusal):
                 raise RoomRefused(decision)
             if isinstance(decision, Unchanged):
                 return decision.room
-            if await self._commit(room.version, decision, started):
+            settle_at = self.now_ms() + self.settle_grace_ms if decision.room.status is Status.OVER else None
+            if await self._commit(room.version, decision, started, settle_at):
+                await self._after(room, decision.room, settle_at)
+                if decision.room.status is Status.OVER and room.status is not Status.OVER:
+                    self.analyses.finished(decision.room)
                 if decision.refusal is not None:
                     raise RoomRefused(decision.refusal)
                 return decision.room
@@ -189,35 +239,82 @@ class RoomService:
         return await self.act(room_id, actor, Play(move), seen_version, started)
 
     async def create(self, game: Game, players: tuple[Player | None, ...], clock: Clock | None = None,
-                     room_id: str | None = None) -> Room:
+                     room_id: str | None = None, rated: bool = False) -> Room:
         """A new room (version 1) for ``game`` with ``players`` seated (``None`` = an open seat)."""
         for _ in range(3):
-            commit = open_room(room_id or new_room_id(), game, players, clock, self.now_ms())
+            commit = open_room(room_id or new_room_id(), game, players, clock, self.now_ms(), rated)
             if await self._commit(None, commit):
+                await self._after(None, commit.room, None)
                 return commit.room
             if room_id is not None:
                 break
         raise refused(Refused.BUSY, "could not allocate a room id; try again")  # 72-bit ids collided
 
     async def rematch(self, room_id: str, player: Player, new_game: Callable[[Room], Game]) -> Room:
-        """After the end, a new room with the same players in rotated seats, linked from the old
-        room (a versioned change, so both players see it). Idempotent: returns the linked one.
+        """After the end: accept the opponent's rematch offer, or make one. Accepting makes a
+        new room with the same players in rotated seats and the same clock and rating, linked
+        from the old room (a versioned change, so both players see it) and returns it;
+        offering returns the old room with the offer (a versioned change too: the opponent
+        sees it and may accept or decline). Idempotent: once linked, the linked room.
         ``new_game(old_room)`` makes the new room's game."""
-        room = await self.load(room_id)
+        for _ in range(self.retries):
+            room = await self.load(room_id)
+            seat = room.seat_of(player)
+            if room.rematch is not None and seat is not None:
+                return await self.load(room.rematch)
+            if seat is not None and room.status is Status.OVER and accepts_rematch(room, seat):
+                return await self._start_rematch(room, player, new_game)
+            try:
+                return await self.act(room_id, player, OfferRematch())  # refused there if it may not
+            except RoomRefused as exc:
+                if exc.code is not Refused.NO_OFFER:
+                    raise
+                # both offered at once and the opponent's came first: accept it
+        raise refused(Refused.BUSY, "too many concurrent changes; try again")
+
+    async def _start_rematch(self, room: Room, player: Player, new_game: Callable[[Room], Game]) -> Room:
+        """The new room first, then the link (a link never points at nothing; a room whose link
+        lost a race is left to expire)."""
         fresh_id = new_room_id()
-        decision = decide(room, player, LinkRematch(fresh_id), None, self.now_ms())  # may this player?
-        if isinstance(decision, Refusal):
-            raise RoomRefused(decision)
-        if isinstance(decision, Unchanged) and room.rematch is not None:
-            return await self.load(room.rematch)
-        clock = Clock.new(room.clock.initial_ms, room.clock.increment_ms) if room.clock else None
-        fresh = await self.create(new_game(room), rematch_players(room), clock, room_id=fresh_id)
-        linked = await self.act(room_id, player, LinkRematch(fresh_id))
+        clock = room.clock.fresh() if room.clock else None
+        fresh = await self.create(new_game(room), rematch_players(room), clock, room_id=fresh_id, rated=room.rated)
+        linked = await self.act(room.id, player, LinkRematch(fresh_id))
         return fresh if linked.rematch == fresh_id else await self.load(linked.rematch or fresh_id)
+
+    # ------------------------------------------------------------------ after a commit
+
+    async def _after(self, old: Room | None, new: Room, settle_at: int | None) -> None:
+        """What a successful commit leaves behind: the game lists (when they change) and, for a
+        finished room, :meth:`settle` (an end; also a rematch offer's commit, which left the room
+        due for settling again: idempotent). Never raises: the commit stands whatever fails here."""
+        try:
+            if settle_at is not None:
+                await self.settle(new, settle_at)
+            elif index_changed(old, new):
+                await self.games.record(new)
+        except Exception as exc:  # Redis away after the commit: the sweeper settles an end later
+            self.metrics.redis_errors.labels("settle").inc()
+            event(log, "settle_failed", level=logging.WARNING, room=new.id, v=new.version, error=type(exc).__name__)
+
+    async def settle(self, room: Room, due_ms: int | None = None) -> bool:
+        """Everything the end of ``room``'s game leaves behind: ratings and leaderboards
+        (:meth:`Results.finished`) and the players' finished lists. Idempotent, so any process
+        may do it again (the sweeper does, for a finished room still due in ``clocks`` at
+        ``due_ms``). True when all of it is done; then the due entry is dropped (if it is still
+        ``due_ms``: a later commit's stays)."""
+        done = await self.results.finished(room)
+        done = await self.games.record(room) and done
+        if done and due_ms is not None:
+            await self.store.drop_clock(room.id, due_ms)
+        return done
 
     # ------------------------------------------------------------------ the commit
 
-    async def _commit(self, expected: int | None, commit: Commit, started: float | None = None) -> bool:
+    async def _commit(self, expected: int | None, commit: Commit, started: float | None = None,
+                      settle_at: int | None = None) -> bool:
+        """Commit ``commit`` if the stored version is still ``expected``. The room's place in
+        ``clocks``: when something falls due (``next_due``), or for a finished room
+        ``settle_at``, when a sweeper settles its end unless this process has."""
         new = commit.room
         data = self.stored.pack(new)
         nonce = self.cache.announce(new, commit.events, started)
@@ -226,7 +323,7 @@ class RoomService:
         try:
             ok, found = await self.store.commit(
                 new.id, expected, new.version, data, pack([new.version, commit.kind, list(commit.detail)]), message,
-                new.deadline_ms(), self.retention.ttl_s(new),
+                settle_at if settle_at is not None else next_due(new), self.retention.ttl_s(new),
             )
         finally:
             if not ok:

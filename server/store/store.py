@@ -23,10 +23,30 @@ import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
 from . import scripts
-from .keys import CLOCKS, LOBBY, SECRET, channel, log_key, state_key, unpack, watchers_key
+from .keys import (
+    CLOCKS,
+    LOBBY,
+    ONLINE,
+    ONLINE_SEEN,
+    SECRET,
+    analysis_key,
+    channel,
+    log_key,
+    solo_bests_key,
+    solo_board_key,
+    state_key,
+    unpack,
+    watchers_key,
+)
 from .link import open_link
+from .messages import Attendance
 
 log = logging.getLogger("mineduel.store")
+
+PRESENCE_KEEP_S = 86_400
+LOBBY_KEEP = 500
+LOBBY_MAX_AGE_MS = 7 * 24 * 3600 * 1000
+"""A room's presence hash (and when each seat left) outlives its last connection this long."""
 
 
 class Store:
@@ -45,6 +65,9 @@ class Store:
         # the move path (commit, load) goes through the client seam: server/store/link.py
         self.link = open_link(url, lean=lean, timeout_s=5, connect_timeout_s=2)
         self._presence = self.redis.register_script(scripts.PRESENCE)
+        self._drop_due = self.redis.register_script(scripts.DROP_DUE)
+        self._solo_result = self.redis.register_script(scripts.SOLO_RESULT)
+        self._keep_analysis = self.redis.register_script(scripts.KEEP_ANALYSIS)
         self.waitaof = waitaof
 
     async def close(self) -> None:
@@ -93,7 +116,7 @@ class Store:
         """
         ok, current = await self.link.evalsha(
             scripts.COMMIT,
-            [state_key(room_id), log_key(room_id), channel(room_id), CLOCKS],
+            [state_key(room_id), log_key(room_id), channel(room_id), CLOCKS, analysis_key(room_id)],
             [
                 -1 if expected is None else expected, version, data, log_entry, message, room_id,
                 "" if deadline_ms is None else deadline_ms, "" if not ttl_s else int(ttl_s),
@@ -123,20 +146,42 @@ class Store:
         return {(k.decode() if isinstance(k, bytes) else k): (v.decode() if isinstance(v, bytes) else v)
                 for k, v in found.items() if k in (b"appendonly", b"appendfsync", "appendonly", "appendfsync")}
 
+    async def analysis(self, room_id: str) -> bytes | None:
+        """A finished game's stored analysis (:mod:`server.store.analyses`), if it is stored."""
+        return await self.redis.get(analysis_key(room_id))
+
+    async def keep_analysis(self, room_id: str, data: bytes) -> bytes | None:
+        """Store a finished game's analysis once, expiring with the room; returns what is
+        stored now (``data``, or the bytes an earlier writer stored), ``None`` when the room
+        is gone (nothing stored)."""
+        found = await self._keep_analysis(keys=[state_key(room_id), analysis_key(room_id)], args=[data])
+        if found == 1:
+            return data
+        return found if isinstance(found, bytes) else None
+
     async def move_log(self, room_id: str) -> list[Any]:
         return [unpack(x) for x in await self.redis.lrange(log_key(room_id), 0, -1)]
 
     # ------------------------------------------------------------------ clocks, presence, secret
 
-    async def due_clocks(self, now_ms: int, limit: int = 100) -> list[str]:
-        ids = await self.redis.zrangebyscore(CLOCKS, "-inf", now_ms, start=0, num=limit)
-        return [i.decode() for i in ids]
+    async def due_clocks(self, now_ms: int, limit: int = 100) -> list[tuple[str, int]]:
+        """The rooms whose due time has come (at most ``limit``), each with that time."""
+        found = await self.redis.zrangebyscore(CLOCKS, "-inf", now_ms, start=0, num=limit, withscores=True)
+        return [(room_id.decode(), int(due)) for room_id, due in found]
 
-    async def drop_clock(self, room_id: str) -> None:
-        await self.redis.zrem(CLOCKS, room_id)
+    async def drop_clock(self, room_id: str, due_ms: int) -> bool:
+        """Take ``room_id`` out of the due set if its due time is still ``due_ms`` (as read by
+        :meth:`due_clocks`); a commit since then has set the room's current one."""
+        return bool(await self._drop_due(keys=[CLOCKS], args=[room_id, due_ms]))
 
-    async def list_room(self, room_id: str, created_ms: int, keep: int, max_age_ms: int) -> None:
-        """Put a room on the home page's list; the list keeps its newest ``keep`` entries that
+    async def postpone_clock(self, room_id: str, due_ms: int) -> None:
+        """Move ``room_id``'s due time to ``due_ms`` if it is in the due set (a finished room
+        whose end failed to settle: tried again then, not at every sweep)."""
+        await self.redis.zadd(CLOCKS, {room_id: due_ms}, xx=True)
+
+    async def list_room(self, room_id: str, created_ms: int, keep: int = LOBBY_KEEP,
+                        max_age_ms: int = LOBBY_MAX_AGE_MS) -> None:
+        """Put a room on the lobby's list; the list keeps its newest ``keep`` entries that
         are at most ``max_age_ms`` old."""
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.zadd(LOBBY, {room_id: created_ms})
@@ -148,17 +193,63 @@ class Store:
         """The newest ``count`` listed room ids."""
         return [raw.decode() for raw in await self.redis.zrevrange(LOBBY, 0, count - 1)]
 
+    async def attendance_fields(self, room_ids: Sequence[str]) -> list[dict[bytes, bytes]]:
+        """The presence hash of each room (read only, one round trip): see
+        :func:`server.store.presence.attendance_of`."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for room_id in room_ids:
+                pipe.hgetall(watchers_key(room_id))
+            return list(await pipe.execute()) if room_ids else []
+
+    async def set_online(self, process_id: str, players: int, now_ms: int, alive_ms: int) -> int:
+        """Write this process's count of connected players; returns the sum over the processes
+        that wrote theirs within ``alive_ms`` (one round trip; a dead process's count is
+        dropped by the next writer)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(ONLINE, process_id, players)
+            pipe.zadd(ONLINE_SEEN, {process_id: now_ms})
+            pipe.zrangebyscore(ONLINE_SEEN, now_ms - alive_ms, "+inf")
+            pipe.hgetall(ONLINE)
+            _, _, alive, counts = await pipe.execute()
+        live = set(alive)
+        dead = [field for field in counts if field not in live]
+        if dead:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hdel(ONLINE, *dead)
+                pipe.zrem(ONLINE_SEEN, *dead)
+                await pipe.execute()
+        return sum(int(n) for field, n in counts.items() if field in live)
+
     async def unlist(self, room_ids: Sequence[str]) -> None:
         if room_ids:
             await self.redis.zrem(LOBBY, *room_ids)
 
-    async def set_watchers(self, room_id: str, process_id: str, count: int, ttl_s: int, publish: bool) -> int:
-        """Set this process's spectator count for a room; returns the total over processes."""
-        total = await self._presence(
+    async def record_solo(self, preset: str, mode: str, day: str, player_id: str, result: str, time_ms: int,
+                          keep: int, day_ttl_s: int) -> bool:
+        """Put a won classic game on its leaderboards (idempotent: ``result`` is unique per
+        game); True if it is the player's best."""
+        return bool(await self._solo_result(
+            keys=[solo_board_key(preset, mode, "all"), solo_board_key(preset, mode, day), solo_bests_key(player_id)],
+            args=[result, time_ms, keep, day_ttl_s, f"{preset}:{mode}"]))
+
+    async def solo_board(self, preset: str, mode: str, period: str, count: int) -> list[str]:
+        """The best ``count`` results (JSON), fastest first."""
+        return [raw.decode() for raw in await self.redis.zrange(solo_board_key(preset, mode, period), 0, count - 1)]
+
+    async def solo_bests(self, player_id: str) -> dict[str, str]:
+        found = await self.redis.hgetall(solo_bests_key(player_id))
+        return {k.decode(): v.decode() for k, v in found.items()}
+
+    async def set_presence(self, room_id: str, process_id: str, counts: tuple[int, int, int], ttl_s: int,
+                           now_ms: int, publish: bool) -> Attendance:
+        """Set this process's connections to a room (spectators, seat 0, seat 1); returns who
+        is connected over all processes (and publishes it when ``publish``)."""
+        spectators, seat0, seat1 = counts
+        text = await self._presence(
             keys=[watchers_key(room_id), channel(room_id)],
-            args=[process_id, count, ttl_s, "1" if publish else "0"],
+            args=[process_id, spectators, ttl_s, "1" if publish else "0", seat0, seat1, now_ms, PRESENCE_KEEP_S],
         )
-        return int(total)
+        return Attendance.from_text(text.decode() if isinstance(text, bytes) else str(text))
 
     async def shared_secret(self) -> str:
         """A random signing key created once and shared through Redis."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from ..core.room import ROOM_FORMAT, Room
+from ..core.room import Room
 from .keys import pack
 
 GAMES_KEPT = 4096
@@ -88,15 +88,7 @@ class StoredForm:
         state = (map_header(len(parts.fixed) + len(parts.changing) + len(parts.appended)) + game.fixed_bytes
                  + packed_pairs(parts.changing)
                  + b"".join(game.appended(key, items) for key, items in parts.appended.items()))
-        fields = {
-            "format": ROOM_FORMAT,
-            "id": room.id,
-            "v": room.version,
-            "players": [p.to_data() if p else None for p in room.players],
-            "clock": room.clock.to_data() if room.clock else None,
-            "created_ms": room.created_ms,
-            "rematch": room.rematch,
-        }
+        fields = room.stored_fields()
         return b"".join((map_header(len(fields) + 1), packed_pairs(fields),
                          _GAME, map_header(2), _KIND, pack(room.kind), _STATE, state))
 

@@ -1,9 +1,18 @@
-"""The clock sweeper: every process periodically claims the timeout of rooms whose flag fell.
+"""The sweeper: every process periodically does what has fallen due in played rooms.
 
-Rooms with a running clock sit in the ``clocks`` ZSET scored by their deadline (the commit
-script keeps it current). Any number of processes may sweep at once: the timeout is decided
-by the room core (:class:`~server.core.decide.ClaimTimeout`) and committed through the same
-compare-and-set as a move, so it happens once.
+Rooms where something will fall due by itself (a flag, a first move, a computer's answer:
+:mod:`server.core.due`) sit in the ``clocks`` ZSET scored by when (the commit script keeps it
+current). Any number of processes may sweep at once: what happens is decided by the room core
+(:class:`~server.core.decide.Tick`) and committed through the same compare-and-set as a move,
+so it happens once. Nobody needs to be connected: a correspondence game times out, and a
+computer answers, with every player away.
+
+A finished room is in the set too, due a few seconds after the commit that finished it
+(``server.store.service.SETTLE_GRACE_MS``): its committing process settles what the end leaves behind
+(ratings, leaderboards, the players' lists) at once and drops the entry, so a sweeper meets it
+only when that process died or failed in between. It settles it then (idempotent: a rating is
+applied once per game whoever applies it) and drops the entry, or moves it on when settling
+failed again.
 """
 
 from __future__ import annotations
@@ -11,33 +20,41 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from ..core.decide import ClaimTimeout, Refused
+from ..core.decide import Refused, Tick
+from ..core.due import next_due
 from ..core.room import Status
 from ..logs import event
-from .service import RoomRefused, RoomService
+from .service import SETTLE_GRACE_MS, RoomRefused, RoomService
 
 log = logging.getLogger("mineduel.sweeper")
 
 
 async def sweep_once(rooms: RoomService, limit: int = 100) -> int:
-    """Claim the timeout of every due room (at most ``limit``); returns how many ended."""
+    """Act on every due room (at most ``limit``); returns how many ended."""
     ended = 0
     store = rooms.store
-    for room_id in await store.due_clocks(rooms.now_ms(), limit):
+    for room_id, due_ms in await store.due_clocks(rooms.now_ms(), limit):
         try:
-            room = await rooms.act(room_id, None, ClaimTimeout())
+            room = await rooms.act(room_id, None, Tick())
         except RoomRefused as exc:
             if exc.code is Refused.UNKNOWN_ROOM:  # expired or never there: nothing to time
-                await store.drop_clock(room_id)
+                await store.drop_clock(room_id, due_ms)
             else:
-                log.warning("timeout of room %s refused: %s", room_id, exc.code.value)
+                log.warning("due work in room %s refused: %s", room_id, exc.code.value)
             continue
         except Exception:
-            log.exception("timeout of room %s failed", room_id)
+            log.exception("due work in room %s failed", room_id)
             continue
-        ended += room.status is Status.OVER
-        if room.deadline_ms() is None and room.status is not Status.OVER:  # nothing runs there: stale
-            await store.drop_clock(room_id)
+        if room.status is Status.OVER:
+            if room.ended_ms is not None and room.ended_ms > due_ms:
+                ended += 1  # it ended after the time read (now, by this Tick): its commit settled it
+            elif not await rooms.settle(room, due_ms):  # an end left unsettled (idempotent)
+                await store.postpone_clock(room_id, rooms.now_ms() + SETTLE_GRACE_MS)
+            continue
+        if next_due(room) is None:
+            # nothing falls due in the room as this process knows it: a stale entry, unless a
+            # commit has set a new due time since (the drop checks the time it read)
+            await store.drop_clock(room_id, due_ms)
     return ended
 
 

@@ -30,19 +30,16 @@ from markupsafe import Markup
 from engine import SPECTATOR, Event, Explore, Mark, cell_name
 
 from ..core.room import Room, Status
-from .view_model import (
-    ReplayLook,
-    board_looks,
-    cell_look,
-    clock_looks,
-    fair_look,
-    move_text,
-    outcome_text,
-    player_looks,
-    player_names,
-    score_text,
-    status_look,
-)
+from ..store.analyses import StoredAnalysis
+from ..store.messages import Attendance
+from . import i18n
+from .end_view import ReplayLook, fair_look, rematch_offer_look
+from .odds_view import odds_look, overlay
+from .presence_view import ClaimLook, abortable, away_text
+from .rating_labels import RatingLabels
+from .solo_codec import SoloHtml
+from .status_view import clock_looks, outcome_text, player_looks, status_look
+from .view_model import board_looks, cell_look, move_text, player_names, score_text
 
 WEB_DIR = Path(__file__).resolve().parent.parent.parent / "web"
 TEMPLATES_DIR = WEB_DIR / "templates"
@@ -63,6 +60,7 @@ def make_env(templates: Path = TEMPLATES_DIR) -> Environment:
     )
     env.globals["asset"] = lambda path: f"/static/{path}"  # pages.py installs the versioned one
     env.filters["signed"] = score_text
+    i18n.install(env)
     return env
 
 
@@ -74,9 +72,14 @@ class HtmlCodec:
 
     name = "html"
 
-    def __init__(self, env: Environment | None = None) -> None:
+    def __init__(self, env: Environment | None = None, labels: RatingLabels | None = None) -> None:
         self.env = env or make_env()
+        self.labels = labels or RatingLabels()
+        """The ratings shown beside the players' names of rated rooms, from memory (the pages and
+        sockets read them; a frame never does)."""
         self._macros: Any = None
+        self.solo = SoloHtml(self.env)
+        """Classic (solo) rooms are rendered by :class:`server.web.solo_codec.SoloHtml`."""
 
     @property
     def m(self) -> Any:
@@ -87,11 +90,13 @@ class HtmlCodec:
 
     # ------------------------------------------------------------------ areas
 
-    def areas(self, room: Room, viewer: int, now_ms: int | None = None, at: int | None = None) -> dict[str, Markup]:
+    def areas(self, room: Room, viewer: int, now_ms: int | None = None, at: int | None = None,
+              analysis: StoredAnalysis | None = None, odds: bool = False, odds_failed: bool = False,
+              ) -> dict[str, Markup]:
         """Every dynamic element of the room page for ``viewer``, by id.
 
         ``at``: for a finished game, show the replay position after ``at`` moves instead of
-        the final board.
+        the final board. ``analysis``, ``odds``, ``odds_failed``: see :meth:`replay`.
         """
         now = _now_ms() if now_ms is None else now_ms
         view = room.view(viewer)
@@ -101,18 +106,20 @@ class HtmlCodec:
         m = self.m
         out = {
             "status": m.status(status_look(room, viewer), room.id, viewer),
-            "players": m.players(player_looks(room, viewer, now)),
+            "players": m.players(player_looks(room, viewer, now, self.labels.of(room))),
         }
         if over:
             # a finished game: the final board (or a replay position) and the replay bar
-            parts = self.replay(room, len(room.game.log) if at is None else at)
+            parts = self.replay(room, len(room.game.log) if at is None else at, analysis, odds, odds_failed)
             out.update({k: parts[k] for k in ("board", "mines-left", "moves")})
             out["endgame"] = m.endgame({
                 "room_id": room.id,
                 "rematch": room.rematch,
                 "seated": viewer in (0, 1),
+                "offer": rematch_offer_look(room, viewer),
                 "replay": parts["look"],
                 "names": names,
+                "odds": parts.get("odds"),
             })
         else:
             out.update({
@@ -127,6 +134,8 @@ class HtmlCodec:
             "hb": m.heartbeat(),
             "seen-v": m.seen_version(room.version),
             "selection": m.selection(None, playable, False),
+            "abort": m.abort(abortable(room, viewer)),
+            "claim": m.claim(None),
         })
         return out
 
@@ -134,27 +143,33 @@ class HtmlCodec:
         """Only the selection panel (``panel``: ``{"name": "f6", "action": "explore"}`` or ``None``)."""
         return str(self.m.selection(panel, playable, confirming_resign))
 
-    def replay(self, room: Room, at: int) -> dict[str, Any]:
+    def replay(self, room: Room, at: int, analysis: StoredAnalysis | None = None, odds: bool = False,
+               odds_failed: bool = False) -> dict[str, Any]:
         """The board, move list and replay bar of a finished game after ``at`` log entries
         (clamped to the game; ``look`` is the :class:`ReplayLook`; the others are elements
-        swapped by id). Raises ``ValueError`` before the end."""
+        swapped by id). Raises ``ValueError`` before the end.
+
+        A duel also gets its ``odds`` element (:mod:`server.web.odds_view`): from ``analysis``
+        (the game's stored analysis), else one that loads itself (or, ``odds_failed``, says it
+        could not be made); ``odds``: the board shows the overlay (with ``analysis``)."""
         log = room.game.log
         at = max(0, min(at, len(log)))
         view = room.game.position(at)
         names = player_names(room)
+        line, _ = self._step_line(room, at, names)
         shown = len(view.moves)
         final = room.view(SPECTATOR)
-        if at == 0:
-            line = "The start"
-        elif isinstance(log[at - 1][1], (Explore, Mark)):
-            line = move_text(final.moves[shown - 1], names).text
-        else:
-            line = outcome_text(final.outcome, view.scores, names, SPECTATOR) if final.outcome else ""
-        look = ReplayLook(room.id, at, len(log), view.scores, line)
+        look = ReplayLook(room.id, at, len(log), view.scores, line, odds)
         m = self.m
+        cells = board_looks(view, names, playable=False, end="final" if at == len(log) else "replay")
+        out: dict[str, Any] = {}
+        if room.kind == "duel":
+            out["odds"] = self.odds(room, at, analysis, odds, odds_failed)
+            if odds and analysis is not None:
+                cells = overlay(cells, analysis, at)
         return {
-            "board": m.board(board_looks(view, names, playable=False, end="final" if at == len(log) else "replay"),
-                             view.width, False, True),
+            **out,
+            "board": m.board(cells, view.width, False, True),
             # the move list as it stood after move ``at``, newest (the current one) first
             "moves": m.moves([move_text(x, names) for x in reversed(final.moves[:shown])],
                              shown if at < len(log) else None),
@@ -163,13 +178,42 @@ class HtmlCodec:
             "look": look,
         }
 
+    def odds(self, room: Room, at: int, analysis: StoredAnalysis | None, on: bool = False,
+             failed: bool = False) -> Markup:
+        """Only the ``odds`` element of a finished duel's replay step ``at`` (clamped): no replay
+        of the game is needed for it (see :meth:`replay`)."""
+        at = max(0, min(at, len(room.game.log)))
+        names = player_names(room)
+        line, number = self._step_line(room, at, names)
+        return self.m.odds(odds_look(room.id, at, on, analysis, names, number,
+                                     line if at else "The start: no move yet.", failed=failed))
+
+    @staticmethod
+    def _step_line(room: Room, at: int, names: Sequence[str | None]) -> tuple[str, int | None]:
+        """What led to replay step ``at`` in words (the move-list line, or the outcome after a
+        resignation, a timeout...), and the move-list number of that line when it was an
+        explore or a mark (each adds one line: the lines so far are the plays so far)."""
+        log = room.game.log
+        if at == 0:
+            return "The start", None
+        final = room.view(SPECTATOR)
+        if isinstance(log[at - 1][1], (Explore, Mark)):
+            shown = sum(1 for _, move in log[:at] if isinstance(move, (Explore, Mark)))
+            return move_text(final.moves[shown - 1], names).text, shown
+        # anything else ends the game: the last step, whose scores are the final ones
+        return (outcome_text(final.outcome, final.scores, names, SPECTATOR) if final.outcome else ""), None
+
     # ------------------------------------------------------------------ Codec
 
     def snapshot(self, room: Room, viewer: int) -> str:
+        if room.kind == "classic":
+            return self.solo.snapshot(room, viewer)
         parts = self.areas(room, viewer)
         return SNAPSHOT_MARK + "".join(parts.values())
 
     def update(self, old: Room, new: Room, viewer: int, events: Sequence[Event]) -> str:
+        if new.kind == "classic":
+            return self.solo.update(old, new, viewer, events)
         if (
             old.status is not Status.PLAYING
             or new.status is not Status.PLAYING
@@ -188,19 +232,28 @@ class HtmlCodec:
             m.cell(cell_look(b, r, c, names, playable=viewer in (0, 1)))
             for r, c, _ch in change.cells
         ]
-        out.append(m.players(player_looks(new, viewer, _now_ms())))
+        out.append(m.players(player_looks(new, viewer, _now_ms(), self.labels.of(new))))
         out.append(m.status(status_look(new, viewer), new.id, viewer))
         if b.mines_left != a.mines_left:
             out.append(m.mines_left(b.mines_left, b.total_mines))
         if change.moves:
             lines = [move_text(line, names) for line in reversed(change.moves)]
             out.append(m.moves_prepend(lines))
+        out.append(m.notice(""))  # a notice about the board before ("wait for their move") no longer holds
         if viewer in (0, 1):
             out.append(m.seen_version(new.version))
+            if abortable(old, viewer) != abortable(new, viewer):
+                out.append(m.abort(abortable(new, viewer)))
         return "".join(out)
 
-    def presence(self, room: Room, spectators: int) -> str:
-        return str(self.m.spectators(spectators))
+    def players(self, room: Room, viewer: int) -> str:
+        """Only the player cards (a connection's refresh once its room's ratings are read)."""
+        return str(self.m.players(player_looks(room, viewer, _now_ms(), self.labels.of(room))))
+
+    def presence(self, room: Room, attendance: Attendance) -> str:
+        if room.kind == "classic":
+            return str(self.m.spectators(attendance.spectators))
+        return str(self.m.spectators(attendance.spectators)) + str(self.m.away(away_text(room, attendance)))
 
     def error(self, code: str, message: str, v: int | None = None) -> str:
         """The page keeps its version in ``#seen-v`` (snapshots and updates set it): ``v`` adds nothing here."""
@@ -219,11 +272,17 @@ class HtmlCodec:
         at ``now_ms`` when ``room`` has a running one. ``interrupted``: the server cannot reach
         its store; the element then shows the "service interrupted" banner at once."""
         out = str(self.m.heartbeat(interrupted))
+        if room is not None and room.kind == "classic" and room.started_ms is not None and room.ended_ms is None:
+            out += str(self.solo.timer(room, _now_ms() if now_ms is None else now_ms))
         if room is not None and room.clock is not None:
             looks = clock_looks(room, _now_ms() if now_ms is None else now_ms)
             if looks:
                 out += "".join(str(self.m.clock(look)) for look in looks)
         return out
+
+    def claim(self, look: ClaimLook | None) -> str:
+        """What this player may do about an opponent who left (``None``: the area empty)."""
+        return str(self.m.claim(look))
 
     def selection(
         self,
@@ -262,5 +321,6 @@ def _now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-AREAS = ("status", "players", "board", "mines-left", "moves", "fair", "endgame", "notice", "hb", "seen-v", "selection")
+AREAS = ("status", "players", "board", "mines-left", "moves", "fair", "endgame", "notice", "hb", "seen-v", "selection",
+         "abort", "claim")
 """The ids of the dynamic areas of a room page (``spectators`` is sent by presence frames)."""

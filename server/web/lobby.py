@@ -1,61 +1,267 @@
-"""The home page's list of games to join or watch.
+"""The lobby: what the home page lists, read once per process and pushed to every lobby socket.
 
-Games created from the home page (and their rematches) are listed in a ZSET by creation
-time (:meth:`server.store.store.Store.list_room`); the home page shows the newest that are
-still waiting or playing, read in one round trip, and prunes the finished and vanished ones
-as it reads.
+Games are listed in a ZSET by creation time (:meth:`server.store.store.Store.list_room`):
+open challenges made on the home page, and every game being played that was made there, by
+quick pairing or against the computer. :func:`read_lobby` reads the newest of them in two
+round trips (the rooms, then their presence hashes) and keeps:
+
+- **open challenges**: waiting rooms whose creator is still there (connected to the room,
+  or gone for less than :data:`GONE_GRACE_MS`, which covers a reload; a creator who never
+  connected is given :data:`NEVER_CAME_MS`). A challenge whose creator left drops out of the
+  list at once, and the room stays reachable by its link;
+- **live games**: rooms being played, with names, ratings (rated games), score, time
+  control and spectators;
+- **counts**: players online over all processes, games in play among the listed ones.
+
+Finished and vanished rooms are unlisted as they are met. :class:`LobbyFeed` is the
+per-process loop: every ``interval_s`` while anybody watches the lobby it reads the lobby once,
+renders it once (the challenges once more per viewer who has one: their row says Cancel, not
+Accept) and sends each lobby socket the sections that changed since its last frame. Why a
+poll and not a channel: a listed room's changes already travel on its own channel, and
+subscribing every process to every listed room to learn what one read a second gives would
+cost more than the read; the lobby is allowed a second of delay, the game is not.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine import SPECTATOR
 
+from ..core.computer import level_of
+from ..core.ratings import Rating, clock_category
 from ..core.room import Room, Status
+from ..store.presence import attendance_of
+from .status_view import time_control_text
 from .view_model import player_names
 
-SCAN = 60
-KEEP = 500
-MAX_AGE_MS = 7 * 24 * 3600 * 1000
+log = logging.getLogger("mineduel.lobby")
+
+SCAN = 100
+LIVE_ROWS = 20
+GONE_GRACE_MS = 5_000
+"""A challenge stays listed this long after its creator's last connection closed (a reload)."""
+NEVER_CAME_MS = 30_000
+"""A challenge whose creator never opened its page is listed this long after it was made."""
+ONLINE_ALIVE_MS = 10_000
 
 
 @dataclass(frozen=True, slots=True)
-class GameRow:
+class LiveRow:
     id: str
-    names: tuple[str | None, str | None]
+    names: tuple[str, str]
+    ratings: tuple[str, str]
+    """Beside each name in a rated game ("1523", "1500?"), else empty."""
     score: str
-    open: bool
+    time_control: str
+    rated: bool
+    spectators: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeRow:
+    id: str
+    creator: str
+    """The creator's player id (their own row offers Cancel)."""
+    name: str
+    rating: str
+    ruleset: str
+    time_control: str
+    rated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Lobby:
+    live: tuple[LiveRow, ...] = ()
+    challenges: tuple[ChallengeRow, ...] = ()
+    online: int = 0
+    playing: int = 0
+    read_ms: int = 0
 
 
 async def list_room(state: Any, room: Room) -> None:
-    """List ``room`` on the home page (a convenience: the game exists either way)."""
+    """List ``room`` in the lobby (a convenience: the game exists either way)."""
     try:
-        await state.store.list_room(room.id, room.created_ms, KEEP, MAX_AGE_MS)
-    except Exception:
-        pass
+        await state.store.list_room(room.id, room.created_ms)
+    except Exception as exc:
+        log.warning("could not list room %s: %s", room.id, type(exc).__name__)
 
 
-async def live_games(state: Any, limit: int = 20) -> list[GameRow]:
-    """The newest listed games still waiting or playing."""
-    try:
-        ids = await state.store.listed_rooms(SCAN)
-        rooms = await state.rooms.load_many(ids)
-    except Exception:  # Redis away: the page shows no games rather than failing
-        return []
-    rows: list[GameRow] = []
-    stale = [room_id for room_id in ids if room_id not in rooms or rooms[room_id].status is Status.OVER]
-    for room_id in ids:
-        room = rooms.get(room_id)
-        if room is None or room.status is Status.OVER or len(rows) >= limit:
-            continue
-        a, b = room.view(SPECTATOR).scores
-        playing = room.status is Status.PLAYING
-        rows.append(GameRow(room.id, player_names(room), f"{a}\u00a0:\u00a0{b}" if playing else "open", not playing))
+async def read_lobby(state: Any, online: int, now_ms: int) -> Lobby:
+    """The lobby as it stands (see the module docstring); ``online`` is the count to show."""
+    store = state.store
+    ids = await store.listed_rooms(SCAN)
+    rooms = await state.rooms.load_many(ids)
+    shown = [rooms[i] for i in ids if i in rooms and rooms[i].status is not Status.OVER]
+    fields = await store.attendance_fields([room.id for room in shown])
+    ratings = await _ratings(state, shown)
+    live: list[LiveRow] = []
+    challenges: list[ChallengeRow] = []
+    playing = 0
+    for room, hash_fields in zip(shown, fields, strict=True):
+        attendance, ever = attendance_of(hash_fields)
+        if room.status is Status.PLAYING:
+            playing += 1
+            if len(live) < LIVE_ROWS:
+                live.append(_live_row(room, ratings, attendance.spectators))
+        elif _creator_here(room, attendance.away_since, ever, now_ms):
+            challenges.append(_challenge_row(room, ratings))
+    stale = [i for i in ids if i not in rooms or rooms[i].status is Status.OVER]
     if stale:
-        try:
-            await state.store.unlist(stale)
-        except Exception:
-            pass
-    return rows
+        with contextlib.suppress(Exception):
+            await store.unlist(stale)
+    return Lobby(tuple(live), tuple(challenges), online, playing, now_ms)
+
+
+def _creator_here(room: Room, away_since: tuple[int | None, ...], ever: tuple[bool, bool], now_ms: int) -> bool:
+    seat = next(i for i, p in enumerate(room.players) if p is not None)
+    if not ever[seat]:
+        return now_ms - room.created_ms < NEVER_CAME_MS
+    since = away_since[seat]
+    return since is None or now_ms - since < GONE_GRACE_MS
+
+
+async def _ratings(state: Any, rooms: list[Room]) -> dict[tuple[str, str], Rating]:
+    """(player id, category) → rating, for the players of rated games and challenges, in one read."""
+    wanted = {(p.id, category) for room in rooms if room.rated and (category := clock_category(room.clock))
+              for p in room.players if p is not None}
+    if not wanted:
+        return {}
+    by_player = await state.ratings.ratings_many(sorted({pid for pid, _ in wanted}))
+    return {(pid, cat): by_player[pid][cat] for pid, cat in wanted if cat in by_player.get(pid, {})}
+
+
+def _rating_text(ratings: dict[tuple[str, str], Rating], room: Room, player_id: str | None) -> str:
+    category = clock_category(room.clock) if room.rated else None
+    if category is None or player_id is None:
+        return ""
+    rating = ratings.get((player_id, category))
+    return rating.display if rating is not None else Rating().display
+
+
+def _live_row(room: Room, ratings: dict[tuple[str, str], Rating], spectators: int) -> LiveRow:
+    names = player_names(room)
+    a, b = room.view(SPECTATOR).scores
+    ids = [p.id if p is not None and level_of(p) is None else None for p in room.players]
+    return LiveRow(room.id, (names[0] or "", names[1] or ""),
+                   (_rating_text(ratings, room, ids[0]), _rating_text(ratings, room, ids[1])),
+                   f"{a}\u00a0:\u00a0{b}", time_control_text(room.clock), room.rated, spectators)
+
+
+def _challenge_row(room: Room, ratings: dict[tuple[str, str], Rating]) -> ChallengeRow:
+    creator = next(p for p in room.players if p is not None)
+    return ChallengeRow(room.id, creator.id, creator.name, _rating_text(ratings, room, creator.id), room.ruleset or "",
+                        time_control_text(room.clock), room.rated)
+
+
+def lobby_sections(env: Any) -> Callable[[Lobby, str | None], dict[str, str]]:
+    """The renderer of the lobby's live sections (``web/templates/_lobby.html``): the same
+    macros render the home page and every lobby frame."""
+    macros = env.get_template("_lobby.html").module
+
+    def render(lobby: Lobby, player_id: str | None) -> dict[str, str]:
+        return {"counts": str(macros.counts(lobby)), "challenges": str(macros.challenges(lobby, player_id)),
+                "live": str(macros.live(lobby))}
+
+    return render
+
+
+# ---------------------------------------------------------------------- the per-process feed
+
+
+@dataclass(eq=False)
+class LobbyWatcher:
+    """One lobby socket: what it was last sent, per section (only changes are sent again)."""
+
+    player_id: str | None
+    push: Callable[[str], bool]
+    sent: dict[str, str] = field(default_factory=dict)
+
+
+class LobbyFeed:
+    """Reads the lobby once per ``interval_s`` while somebody watches it and pushes the
+    changed sections to every lobby socket of this process (``render(lobby, player_id)`` gives
+    ``{section id: html}``)."""
+
+    def __init__(self, state: Any, render: Callable[[Lobby, str | None], dict[str, str]], interval_s: float,
+                 players_connected: Callable[[], set[str]], process_id: str) -> None:
+        self.state = state
+        self.render = render
+        self.interval_s = interval_s
+        self.players_connected = players_connected
+        self.process_id = process_id
+        self.watchers: set[LobbyWatcher] = set()
+        self.latest = Lobby()
+        self._wake = asyncio.Event()
+        self._rendered_for: Lobby | None = None
+        self._rendered: dict[str | None, dict[str, str]] = {}
+
+    def watch(self, watcher: LobbyWatcher) -> None:
+        """Start sending ``watcher`` the lobby (the latest at once; the loop sends what changes)."""
+        self.watchers.add(watcher)
+        self._send(watcher, self.latest)
+        self._wake.set()
+
+    def unwatch(self, watcher: LobbyWatcher) -> None:
+        self.watchers.discard(watcher)
+
+    def poke(self) -> None:
+        """Something listed changed here (a challenge made or cancelled): read again now."""
+        self.latest = replace(self.latest, read_ms=0)
+        self._wake.set()
+
+    async def current(self) -> Lobby:
+        """The lobby for a page: the loop's latest if it is fresh, else read now."""
+        now = _now_ms()
+        if now - self.latest.read_ms <= 2_000 * self.interval_s:
+            return self.latest
+        return await self.refresh()
+
+    async def refresh(self) -> Lobby:
+        now = _now_ms()
+        local = len(self.players_connected() | {w.player_id for w in self.watchers if w.player_id})
+        online = await self.state.store.set_online(self.process_id, local, now, ONLINE_ALIVE_MS)
+        self.latest = await read_lobby(self.state, online, now)
+        return self.latest
+
+    async def run(self) -> None:
+        """Until cancelled: read and push while anybody watches; sleep otherwise."""
+        while True:
+            if self.watchers:
+                try:
+                    lobby = await self.refresh()
+                except Exception as exc:  # Redis away: the lobby shows what it had
+                    log.warning("lobby read failed: %s", type(exc).__name__)
+                else:
+                    for watcher in list(self.watchers):
+                        self._send(watcher, lobby)
+            self._wake.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.interval_s if self.watchers else None)
+
+    def _send(self, watcher: LobbyWatcher, lobby: Lobby) -> None:
+        sections = self._sections(lobby, watcher.player_id)
+        changed = [html for key, html in sections.items() if watcher.sent.get(key) != html]
+        if changed and watcher.push("".join(changed)):
+            watcher.sent.update(sections)
+
+    def _sections(self, lobby: Lobby, player_id: str | None) -> dict[str, str]:
+        """Rendered once per lobby read for everybody, and once more per creator of a listed
+        challenge (whose row says Cancel)."""
+        if self._rendered_for is not lobby:
+            self._rendered_for, self._rendered = lobby, {}
+        owner = player_id if any(c.creator == player_id for c in lobby.challenges) else None
+        sections = self._rendered.get(owner)
+        if sections is None:
+            sections = self._rendered[owner] = self.render(lobby, owner)
+        return sections
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000

@@ -1,228 +1,27 @@
-"""The browser's HTML routes: home, game room, replay steps, forms, static assets.
+"""The browser's HTML routes: the route table of every page module, and the static assets.
 
 Pages are server-rendered with the same Jinja2 macros as the websocket frames
 (:mod:`server.web.html_codec`), so what a reload shows is exactly what the live page showed.
 Forms are plain HTML forms (POST, then 303 to a page); the only script on any page is htmx
 and its websocket extension, served from ``web/node_modules`` at a versioned URL with a
-one-year immutable cache. State-changing forms check the ``Origin`` header.
+one-year immutable cache. State-changing forms check the ``Origin`` header. The pages:
+:mod:`.home_pages` (home and its forms), :mod:`.room_pages` (a game), :mod:`.solo_pages`,
+:mod:`.pair_pages`, :mod:`.player_pages`.
 """
 
 from __future__ import annotations
 
-import re
-
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
-from engine import RULESETS, SPECTATOR
-from engine.clock import Clock
-
-from ..core.decide import Join, Refused
-from ..core.room import Room, Status
-from ..edge import new_game
-from ..edge.auth import BadName, validate_name
 from ..edge.csp import SecurityHeaders
-from ..edge.limits import Limited, guard_of
-from ..edge.peer import is_tls
-from ..store.service import RoomRefused
-from .html_codec import oob
-from .lobby import list_room, live_games
-from .site import Web, error_page, form_of, limited_page, redirect, safe_next, same_origin, web_of
-from .view_model import player_names, points_text
-
-ROOM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-CLOCKS: dict[str, tuple[int, int] | None] = {
-    "none": None,
-    "180+2": (180_000, 2_000),
-    "300+0": (300_000, 0),
-    "600+5": (600_000, 5_000),
-}
-
-
-async def home(request: Request) -> Response:
-    web = web_of(request)
-    me = web.player_of(request)
-    games = await live_games(request.app.state)
-    return web.render("home.html", me=me, games=games, next=safe_next(request.query_params.get("next"), "/"),
-                      error=None)
-
-
-async def guest(request: Request) -> Response:
-    """POST: name → a new guest and its cookie; then back to ``next`` (joining ``join`` first)."""
-    web = web_of(request)
-    if not same_origin(request):
-        return error_page(web, 403, "Forbidden", "That form came from another site.")
-    form = await form_of(request)
-    target = safe_next(form.get("next"))
-    join = form.get("join")
-    try:
-        name = validate_name(form.get("name"))
-        guard_of(request).new_guest(request)
-    except BadName as exc:
-        if join and ROOM_ID.match(join):
-            return web.render("name.html", status_code=400, me=None, join=join, error=f"That name won’t do: {exc}.")
-        return web.render("home.html", status_code=400, me=None, games=[], next=target,
-                          error=f"That name won’t do: {exc}.")
-    except Limited as exc:
-        return limited_page(web, exc)
-    player, token = request.app.state.auth.issue(name)
-    if join and ROOM_ID.match(join):
-        try:
-            await request.app.state.rooms.act(join, player, Join())
-        except RoomRefused:
-            pass  # full or gone: the room page shows what happened
-        target = f"/g/{join}"
-    response = redirect(target)
-    web.set_cookie(response, request, token)
-    return response
-
-
-async def create_game(request: Request) -> Response:
-    web = web_of(request)
-    state = request.app.state
-    if not same_origin(request):
-        return error_page(web, 403, "Forbidden", "That form came from another site.")
-    me = web.player_of(request)
-    if me is None:
-        return redirect("/")
-    form = await form_of(request)
-    ruleset = form.get("ruleset", "brettspielnetz")
-    times = CLOCKS.get(str(form.get("clock", "none")), None)
-    seat_field = form.get("seat", "random")
-    seat = int(seat_field) if seat_field in ("0", "1") else new_game.random_seat(2)
-    seed = None
-    if state.settings.test_hooks and form.get("seed", "").isdigit() and len(form["seed"]) < 19:
-        seed = int(form["seed"])
-    if ruleset not in RULESETS:
-        return error_page(web, 400, "Cannot create that game", "There are no such rules.", me)
-    players = (me, None) if seat == 0 else (None, me)
-    try:
-        guard_of(request).new_game(request)
-        room = await state.rooms.create(new_game.duel(ruleset, seed), players, Clock.new(*times) if times else None)
-    except Limited as exc:
-        return limited_page(web, exc, me)
-    await list_room(state, room)
-    return redirect(f"/g/{room.id}")
-
-
-async def join_by_code(request: Request) -> Response:
-    code = request.query_params.get("code", "").strip()
-    match = re.search(r"(?:/g/)?([A-Za-z0-9_-]{1,64})/?$", code)
-    if not match:
-        return redirect("/")
-    return redirect(f"/g/{match.group(1)}")
-
-
-async def load_room(request: Request) -> tuple[Web, Room | None, Response | None]:
-    web = web_of(request)
-    room_id = request.path_params["id"]
-    if not ROOM_ID.match(room_id):
-        return web, None, error_page(web, 404, "No such game", "That link does not lead to a game.")
-    try:
-        return web, await request.app.state.rooms.load(room_id), None
-    except RoomRefused:
-        return web, None, error_page(web, 404, "No such game", "That game does not exist (or the link is mistyped).",
-                                     web.player_of(request))
-
-
-def _at(request: Request) -> int | None:
-    raw = request.query_params.get("at")
-    return int(raw) if raw is not None and raw.isdigit() and len(raw) < 7 else None
-
-
-async def room_page(request: Request) -> Response:
-    web, room, failed = await load_room(request)
-    if failed is not None or room is None:
-        return failed  # type: ignore[return-value]
-    me = web.player_of(request)
-    viewer = room.viewer_of(me)
-    codec = web.codec
-    at = _at(request) if room.status is Status.OVER else None
-    areas = codec.areas(room, viewer, at=at)
-    watchers = request.app.state.hub.watchers(room.id)
-    names = player_names(room)
-    title = f"{names[0] or '…'} vs {names[1] or '…'}"
-    invite = None
-    if room.status is Status.WAITING and viewer != SPECTATOR:
-        url = request.url.replace(query="", fragment="")
-        if url.scheme == "http" and is_tls(request, request.app.state.settings):
-            url = url.replace(scheme="https")  # behind a TLS-terminating proxy
-        invite = str(url)
-    rules = RULESETS[room.ruleset]
-    clock = ""
-    if room.clock is not None:
-        clock = f" \u00b7 {room.clock.initial_ms // 60000} min + {room.clock.increment_ms // 1000} s"
-    return web.render(
-        "room.html",
-        me=me,
-        title=title,
-        room_id=room.id,
-        viewer=viewer,
-        seated=viewer != SPECTATOR,
-        areas=areas,
-        spectators=codec.m.spectators(watchers),
-        invite_url=invite,
-        ruleset=room.ruleset,
-        ruleset_label=("Brettspielnetz rules" if room.ruleset == "brettspielnetz" else "Coan rules") + clock,
-        rules={"hit": _signed(rules.hit_points), "wrong": _signed(rules.wrong_mark_points)},
-        total_mines=room.view(viewer).total_mines,
-    )
-
-
-def _signed(points: int) -> str:
-    return points_text(points)
-
-
-async def replay_step(request: Request) -> Response:
-    """A replay position of a finished game: OOB fragments for htmx, else the full page."""
-    web, room, failed = await load_room(request)
-    if failed is not None or room is None:
-        return failed  # type: ignore[return-value]
-    at = _at(request) or 0
-    if room.status is not Status.OVER:
-        return error_page(web, 409, "Not yet", "The replay opens when the game is over.", web.player_of(request))
-    if request.headers.get("hx-request") != "true":
-        return redirect(f"/g/{room.id}?at={at}")
-    parts = web.codec.replay(room, at)
-    body = "".join(oob(parts[k]) for k in ("board", "moves", "replay", "mines-left"))
-    return HTMLResponse(body, headers={"cache-control": "no-store"})
-
-
-async def join_room(request: Request) -> Response:
-    web = web_of(request)
-    room_id = request.path_params["id"]
-    if not same_origin(request):
-        return error_page(web, 403, "Forbidden", "That form came from another site.")
-    if not ROOM_ID.match(room_id):
-        return redirect("/")
-    me = web.player_of(request)
-    if me is None:
-        return web.render("name.html", me=None, join=room_id)
-    try:
-        await request.app.state.rooms.act(room_id, me, Join())
-    except RoomRefused as exc:
-        if exc.code is Refused.UNKNOWN_ROOM:
-            return error_page(web, 404, "No such game", "That game does not exist.", me)
-        # full: the room page shows what happened
-    return redirect(f"/g/{room_id}")
-
-
-async def rematch(request: Request) -> Response:
-    web = web_of(request)
-    room_id = request.path_params["id"]
-    if not same_origin(request) or not ROOM_ID.match(room_id):
-        return error_page(web, 403, "Forbidden", "That form came from another site.")
-    me = web.player_of(request)
-    if me is None:
-        return redirect(f"/g/{room_id}")
-    try:
-        fresh = await request.app.state.rooms.rematch(room_id, me, new_game.rematch_of)
-    except RoomRefused:
-        return redirect(f"/g/{room_id}")
-    await list_room(request.app.state, fresh)
-    return redirect(f"/g/{fresh.id}")
+from . import home_pages, room_pages
+from .pair_pages import routes as pair_routes
+from .player_pages import routes as player_routes
+from .site import web_of
+from .solo_pages import routes as solo_routes
 
 
 async def static(request: Request) -> Response:
@@ -233,13 +32,20 @@ async def static(request: Request) -> Response:
 _headers = [Middleware(SecurityHeaders)]
 
 routes = [
-    Route("/", home, middleware=_headers),
-    Route("/guest", guest, methods=["POST"], middleware=_headers),
-    Route("/games", create_game, methods=["POST"], middleware=_headers),
-    Route("/join", join_by_code, middleware=_headers),
-    Route("/g/{id}", room_page, middleware=_headers),
-    Route("/g/{id}/replay", replay_step, middleware=_headers),
-    Route("/g/{id}/join", join_room, methods=["POST"], middleware=_headers),
-    Route("/g/{id}/rematch", rematch, methods=["POST"], middleware=_headers),
+    Route("/", home_pages.home, middleware=_headers),
+    Route("/guest", home_pages.guest, methods=["POST"], middleware=_headers),
+    Route("/games", home_pages.create_game, methods=["POST"], middleware=_headers),
+    Route("/join", home_pages.join_by_code, middleware=_headers),
+    Route("/play/computer", home_pages.play_computer, methods=["POST"], middleware=_headers),
+    Route("/g/{id}", room_pages.room_page, middleware=_headers),
+    Route("/g/{id}/replay", room_pages.replay_step, middleware=_headers),
+    Route("/g/{id}/odds", room_pages.odds_step, middleware=_headers),
+    Route("/g/{id}/join", room_pages.join_room, methods=["POST"], middleware=_headers),
+    Route("/g/{id}/rematch", room_pages.rematch, methods=["POST"], middleware=_headers),
+    Route("/g/{id}/rematch/decline", room_pages.decline_rematch, methods=["POST"], middleware=_headers),
+    Route("/g/{id}/cancel", room_pages.cancel_challenge, methods=["POST"], middleware=_headers),
     Route("/static/v/{version}/{path:path}", static, middleware=_headers),
+    *solo_routes,
+    *pair_routes,
+    *player_routes,
 ]

@@ -8,6 +8,7 @@ The guest's identity is the API token of ``POST /api/v1/guests`` (issued through
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -16,12 +17,14 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from ..core.room import Player
-from ..edge.limits import Limited
+from ..edge.limits import Limited, guard_of
 from ..edge.origin import form_origin_ok
 from ..edge.peer import is_tls
 from .assets import Assets
 from .html_codec import HtmlCodec
 
+ROOM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+"""A room id as a page's path or form carries one."""
 COOKIE = "mineduel_guest"
 COOKIE_MAX_AGE = 365 * 24 * 3600
 
@@ -115,3 +118,23 @@ def limited_page(web: Web, exc: Limited, me: Player | None = None) -> HTMLRespon
     response = error_page(web, 429, "Slow down", f"{exc}.", me)
     response.headers["retry-after"] = str(exc.retry_after_s)
     return response
+
+
+async def guest_of(request: Request) -> tuple[Player, str | None]:
+    """The visitor's guest, or a new one with a generated name for a newcomer (one click to
+    play: no name asked first) and its token to set as the cookie. Raises ``Limited`` when this
+    address has made too many guests."""
+    me = web_of(request).player_of(request)
+    if me is not None:
+        return me, None
+    guard_of(request).new_guest(request)
+    return await request.app.state.guests.create(None)
+
+
+def redirect_as(request: Request, url: str, token: str | None) -> RedirectResponse:
+    """:func:`redirect`, setting the cookie of a guest just made (``token``; ``None``: none)."""
+    response = redirect(url)
+    if token is not None:
+        web_of(request).set_cookie(response, request, token)
+    return response
+

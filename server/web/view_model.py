@@ -1,4 +1,7 @@
-"""What each element of a room page says, as plain values: the HTML view model.
+"""What each element of a room page says, as plain values: the HTML view model (its small
+words, move lines and cells; :mod:`.status_view` says the status, players and clocks,
+:mod:`.end_view` the fairness check, replay and rematch offer, :mod:`.presence_view` who left
+and what may be done about it).
 
 Pure: no I/O, no templates; the only outside fact read is the time, passed in as ``now_ms``.
 Python decides *what* each element says (classes, labels, texts: :class:`CellLook`,
@@ -13,12 +16,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine import MoveLine, Outcome, View, cell_name, verify
+from engine import MoveLine, View, cell_name
 from engine.encoding import CHAR_CLAIMS, HIDDEN, OWN_WRONG_MARK, UNCLAIMED_MINE
-from engine.events import RESIGNATION, TIMEOUT
 from engine.rules import Claim, Verdict
 
-from ..core.room import Room, Status
+from ..core.room import Room
 
 MINUS = "\u2212"
 
@@ -111,6 +113,9 @@ class CellLook:
     autofocus: bool = False
     selected: bool = False
     """Selected by this connection: first in the tab order, so Tab goes on to Confirm."""
+    odds: str = ""
+    """A replay's odds overlay: the cell's mine chance (``41 %``), shown on hover or focus
+    (server/web/odds_view.py); the cell is then focusable."""
 
     @property
     def id(self) -> str:
@@ -219,170 +224,8 @@ def board_looks(view: View, names: Sequence[str | None], *, playable: bool, end:
     ]
 
 
-# ---------------------------------------------------------------------- status and players
-
-
-def outcome_text(outcome: Outcome, scores: Sequence[int], names: Sequence[str | None], viewer: int) -> str:
-    a, b = scores
-    score = f"{score_text(a)}\u00a0:\u00a0{score_text(b)}"
-    winner = outcome.winner
-
-    def who(seat: int) -> str:
-        return "You" if seat == viewer else seat_name(names, seat)
-
-    if outcome.termination == RESIGNATION and winner is not None:
-        loser = 1 - winner
-        text = f"{who(loser)} resigned"
-    elif outcome.termination == TIMEOUT and winner is not None:
-        loser = 1 - winner
-        text = "Your time ran out" if loser == viewer else f"{seat_name(names, loser)}\u2019s time ran out"
-    else:
-        text = "All mines found"
-    if winner is None:
-        return f"{text} \u2014 a draw, {score}"
-    if winner == viewer:
-        return f"{text} \u2014 you win, {score}"
-    return f"{text} \u2014 {seat_name(names, winner)} wins, {score}"
-
-
-@dataclass(frozen=True, slots=True)
-class StatusLook:
-    text: str
-    css: str
-    """``waiting``, ``your-turn``, ``their-turn``, ``watching``, ``over``, ``won``, ``lost``."""
-    to_move: int | None
-
-
-def status_look(room: Room, viewer: int) -> StatusLook:
-    names = player_names(room)
-    status = room.status
-    view = room.view(viewer)
-    if status is Status.WAITING:
-        if viewer in (0, 1):
-            return StatusLook("Waiting for an opponent \u2014 send them the link below", "waiting", None)
-        waiting = next((p.name for p in room.players if p is not None), "A player")
-        return StatusLook(f"{waiting} is waiting for an opponent", "waiting", None)
-    if status is Status.OVER and view.outcome is not None:
-        winner = view.outcome.winner
-        css = "over"
-        if viewer in (0, 1) and winner is not None:
-            css = "won" if winner == viewer else "lost"
-        return StatusLook(outcome_text(view.outcome, view.scores, names, viewer), css, None)
-    to_move = view.to_move
-    if to_move is None:
-        return StatusLook("", "over", None)
-    if viewer == to_move:
-        return StatusLook("Your turn", "your-turn", to_move)
-    if viewer in (0, 1):
-        return StatusLook(f"{seat_name(names, to_move)}\u2019s turn \u2014 you may pre-select a cell", "their-turn", to_move)
-    return StatusLook(f"{seat_name(names, to_move)}\u2019s turn", "watching", to_move)
-
-
 def player_names(room: Room) -> tuple[str | None, str | None]:
     return (
         room.players[0].name if room.players[0] else None,
         room.players[1].name if room.players[1] else None,
     )
-
-
-def clock_text(ms: int) -> str:
-    """``m:ss`` (rounded up, so 0:00 means the time is really gone); tenths under ten seconds."""
-    if ms <= 0:
-        return "0:00"
-    if ms < 10_000:
-        tenths = -(-ms // 100)
-        return f"0:{tenths // 10:02d}.{tenths % 10}"
-    seconds = -(-ms // 1000)
-    return f"{seconds // 60}:{seconds % 60:02d}"
-
-
-@dataclass(frozen=True, slots=True)
-class ClockLook:
-    seat: int
-    text: str
-    running: bool
-    low: bool
-
-
-def clock_looks(room: Room, now_ms: int) -> list[ClockLook] | None:
-    data = room.clock_data(now_ms)
-    if data is None:
-        return None
-    running = data["running"] if room.status is Status.PLAYING else None
-    return [
-        ClockLook(seat, clock_text(ms), running == seat, ms < 30_000)
-        for seat, ms in enumerate(data["remaining_ms"])
-    ]
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerLook:
-    seat: int
-    name: str
-    present: bool
-    you: bool
-    score: int
-    to_move: bool
-    winner: bool
-    clock: ClockLook | None
-
-
-def player_looks(room: Room, viewer: int, now_ms: int) -> list[PlayerLook]:
-    view = room.view(viewer)
-    clocks = clock_looks(room, now_ms)
-    winner = view.outcome.winner if view.outcome is not None else None
-    playing = room.status is Status.PLAYING
-    return [
-        PlayerLook(
-            seat=seat,
-            name=seat_name(player_names(room), seat) if room.players[seat] else "Waiting\u2026",
-            present=room.players[seat] is not None,
-            you=seat == viewer,
-            score=view.scores[seat],
-            to_move=playing and view.to_move == seat,
-            winner=winner == seat,
-            clock=clocks[seat] if clocks else None,
-        )
-        for seat in (0, 1)
-    ]
-
-
-# ---------------------------------------------------------------------- the fairness check and the replay
-
-
-@dataclass(frozen=True, slots=True)
-class FairLook:
-    commitment: str
-    salt: str | None
-    verified: bool | None
-    """``None`` while the game is on (nothing to check yet)."""
-    mines: str = ""
-
-
-def fair_look(view: View) -> FairLook:
-    if view.salt is None or view.mines is None:
-        return FairLook(view.commitment, None, None)
-    ok = verify(view.commitment, view.width, view.height, view.mines, view.salt)
-    return FairLook(view.commitment, view.salt, ok, " ".join(cell_name(m) for m in view.mines))
-
-
-@dataclass(frozen=True, slots=True)
-class ReplayLook:
-    room_id: str
-    at: int
-    """Moves applied (0 = the start); ``total`` = the final position."""
-    total: int
-    scores: tuple[int, int]
-    line: str
-    """The move-list text of move ``at`` (empty at the start)."""
-
-    @property
-    def first(self) -> bool:
-        return self.at == 0
-
-    @property
-    def last(self) -> bool:
-        return self.at >= self.total
-
-    def href(self, at: int) -> str:
-        return f"/g/{self.room_id}/replay?at={max(0, min(at, self.total))}"

@@ -33,9 +33,10 @@ def bf_neighbours(width, height, cell):
     ]
 
 
-def bf_layouts(width, height, total, numbers, visible):
+def bf_layouts(width, height, total, numbers, visible, known_safe=()):
     """The hidden cells, and every consistent layout as a bitmask over them (bit k: the k-th
-    hidden cell holds a mine), by trying every way to place the mines left."""
+    hidden cell holds a mine), by trying every way to place the mines left. With
+    ``known_safe``, only the layouts that leave those hidden cells empty."""
     visible = set(visible)
     hidden = [
         (r, c)
@@ -48,17 +49,18 @@ def bf_layouts(width, height, total, numbers, visible):
         around = bf_neighbours(width, height, cell)
         mask = sum(1 << k for k, x in enumerate(hidden) if x in around)
         checks.append((mask, value - sum(y in visible for y in around)))
+    empty = sum(1 << k for k, x in enumerate(hidden) if x in set(known_safe))
     layouts = []
     for combo in itertools.combinations([1 << k for k in range(len(hidden))], total - len(visible)):
         placed = sum(combo)
-        if all((placed & mask).bit_count() == need for mask, need in checks):
+        if not placed & empty and all((placed & mask).bit_count() == need for mask, need in checks):
             layouts.append(placed)
     return hidden, layouts
 
 
-def bf_analysis(width, height, total, numbers, visible):
+def bf_analysis(width, height, total, numbers, visible, known_safe=()):
     """(safe, mines, revealable, layout count, exact probabilities) by enumeration."""
-    hidden, layouts = bf_layouts(width, height, total, numbers, visible)
+    hidden, layouts = bf_layouts(width, height, total, numbers, visible, known_safe)
     assert layouts, "reference position must be consistent"
     visible = set(visible)
     mine_count = {x: sum(lay >> k & 1 for lay in layouts) for k, x in enumerate(hidden)}
@@ -76,16 +78,17 @@ def bf_analysis(width, height, total, numbers, visible):
     return safe, mines, reveal, len(layouts), probs
 
 
-def assert_matches_brute_force(width, height, total, numbers, visible):
-    safe, mines, reveal, n, probs = bf_analysis(width, height, total, numbers, visible)
-    a = analyze(width, height, total, numbers, visible)
+def assert_matches_brute_force(width, height, total, numbers, visible, known_safe=()):
+    safe, mines, reveal, n, probs = bf_analysis(width, height, total, numbers, visible, known_safe)
+    a = analyze(width, height, total, numbers, visible, known_safe=known_safe)
     assert a.safe == safe
     assert a.mines == mines
     assert a.revealable == reveal
     assert a.layouts == n
     assert a.exact_probabilities == probs
     assert a.probabilities == {x: float(p) for x, p in probs.items()}
-    assert revealable(width, height, total, numbers, visible) == reveal
+    if not known_safe:
+        assert revealable(width, height, total, numbers, visible) == reveal
 
 
 # ---------------------------------------------------------------------------------------------
@@ -170,6 +173,69 @@ def test_matches_brute_force_on_played_positions(pos):
 @given(striped_positions())
 def test_matches_brute_force_on_striped_positions(pos):
     assert_matches_brute_force(*pos)
+
+
+# ---------------------------------------------------------------------------------------------
+# Known-safe cells (a duel player's own wrong marks)
+# ---------------------------------------------------------------------------------------------
+
+
+@st.composite
+def positions_with_known_safe(draw):
+    """A position of any of the three kinds, and hidden cells one consistent layout leaves
+    empty (some of them; maybe cells that show a number too, which are safe anyway)."""
+    kind = draw(st.sampled_from([scattered_positions, played_positions, striped_positions]))
+    width, height, total, numbers, visible = draw(kind())
+    hidden, layouts = bf_layouts(width, height, total, numbers, visible)
+    layout = layouts[draw(st.integers(0, len(layouts) - 1))]
+    empty = [x for k, x in enumerate(hidden) if not layout >> k & 1]
+    known = draw(st.lists(st.sampled_from(empty), unique=True)) if empty else []
+    if numbers and draw(st.booleans()):
+        known.append(draw(st.sampled_from(sorted(numbers))))
+    return width, height, total, numbers, visible, known
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(positions_with_known_safe())
+def test_known_safe_matches_brute_force(pos):
+    assert_matches_brute_force(*pos)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_known_safe_raises_exactly_when_no_layout_leaves_them_empty(data):
+    """Any hidden cells declared safe: ValueError iff no consistent layout leaves them empty."""
+    width, height, total, numbers, visible = data.draw(played_positions(max_cells=16, max_side=4))
+    hidden = bf_layouts(width, height, total, numbers, visible)[0]
+    known = data.draw(st.sets(st.sampled_from(hidden), max_size=len(hidden))) if hidden else set()
+    if bf_layouts(width, height, total, numbers, visible, known)[1]:
+        assert_matches_brute_force(width, height, total, numbers, visible, sorted(known))
+    else:
+        with pytest.raises(ValueError):
+            analyze(width, height, total, numbers, visible, known_safe=known)
+
+
+def test_known_safe_cells_stay_hidden_and_shift_the_odds():
+    # a 1 at (0, 0) on 2x2 with one mine: three places, one of them known safe leaves two
+    a = analyze(2, 2, 1, {(0, 0): 1}, [], known_safe=[(1, 1)])
+    assert a.exact_probabilities == {(0, 1): Fraction(1, 2), (1, 0): Fraction(1, 2), (1, 1): 0}
+    assert (1, 1) in a.safe and a.layouts == 2
+    assert a.revealable == {(1, 1): 1}  # it sees the mine wherever it is
+    assert analyze(2, 2, 1, {(0, 0): 1}, [], known_safe=[]) == analyze(2, 2, 1, {(0, 0): 1}, [])
+
+
+@pytest.mark.parametrize(
+    "known",
+    [
+        pytest.param([(0, 1)], id="a-visible-mine"),
+        pytest.param([(5, 5)], id="off-board"),
+        pytest.param([(0,)], id="not-a-cell"),
+        pytest.param([(1, 0), (1, 1), (0, 2), (1, 2)], id="no-room-for-the-mine"),
+    ],
+)
+def test_bad_known_safe_cells_raise_value_error(known):
+    with pytest.raises(ValueError):
+        analyze(3, 2, 2, {(0, 0): 2}, [(0, 1)], known_safe=known)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -23,8 +23,10 @@ from engine import SPECTATOR, Duel, Explore, Mark, Resign, Timeout
 from engine.bots import choose_move
 from engine.clock import Clock
 from engine.rules import Verdict
-from server.core.decide import ClaimTimeout, Commit, Join, Play, decide, open_room
+from server.core.decide import Commit, Join, Play, Tick, decide, open_room
+from server.core.due import next_due
 from server.core.room import Player, Room
+from server.store.messages import Attendance
 from server.edge.codec_msgpack import MsgpackCodec
 from server.web.html_codec import HtmlCodec
 
@@ -120,7 +122,8 @@ def render_all(codecs: Codecs, inspector: Inspector, old: Room | None, new: Room
             cells = [rng.choice(new.game.geo.cells) for _ in range(3)]
             selected = (cells[0], rng.choice(["explore", "mark"]))
             inspector.html(codecs.html.selection(new, viewer, cells, selected, focus=cells[0]), viewer, truth)
-    inspector.msgpack(codecs.msgpack.presence(new, rng.randrange(5)), SPECTATOR, truth)
+    inspector.msgpack(codecs.msgpack.presence(new, Attendance(rng.randrange(5), (None, rng.randrange(9)))),
+                      SPECTATOR, truth)
 
 
 def play(seed: int, codecs: Codecs, inspector: Inspector, stats: Counter[str]) -> None:
@@ -150,8 +153,8 @@ def play(seed: int, codecs: Codecs, inspector: Inspector, stats: Counter[str]) -
         mover_marks = set(room.game.wrong_marks[seat])
         now += rng.randrange(0, 3000)
         if isinstance(move, Timeout):  # the flag falls: any process's sweeper claims it
-            now = room.deadline_ms() or now
-            decision = decide(room, None, ClaimTimeout(), None, now)
+            now = next_due(room) or now
+            decision = decide(room, None, Tick(), None, now)  # a timeout, or an abort before both moved
         else:
             decision = decide(room, room.players[seat], Play(move), room.version, now)
         new = commit(decision)

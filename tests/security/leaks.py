@@ -87,7 +87,8 @@ class Truth:
 
 VIEW_KEYS = {"viewer", "ruleset", "width", "height", "total_mines", "rows", "scores", "phase", "to_move",
              "outcome", "moves", "wrong_marks", "last_opened", "commitment", "salt", "mines"}
-ROOM_KEYS = {"id", "kind", "status", "ruleset", "players", "clock", "rematch", "created_ms"}
+ROOM_KEYS = {"id", "kind", "status", "ruleset", "players", "clock", "rematch", "rematch_offer", "rematch_declined", "rated", "created_ms",
+             "started_ms", "ended_ms"}
 CLOCK_KEYS = {"initial_ms", "increment_ms", "remaining_ms", "running", "server_ms"}
 DIFFED = {"scores", "phase", "to_move", "outcome", "wrong_marks", "last_opened", "salt", "mines", "moves"}
 EVENT_KEYS = {
@@ -240,7 +241,8 @@ class Inspector:
             self.counts["cells"] += check_diff(data["diff"], viewer, truth)
             self.counts[f"{kind}_updates"] += 1
         elif t == "presence":
-            expect(set(data) == {"t", "v", "spectators"}, "presence keys", sorted(data))
+            expect(set(data) == {"t", "v", "spectators", "away"}, "presence keys", sorted(data))
+            expect(all(t is None or isinstance(t, int) for t in data["away"]), "presence away", data["away"])
             self.counts[f"{kind}_other"] += 1
         elif t == "error" or (t is None and "error" in data):
             body = data if t == "error" else data["error"]

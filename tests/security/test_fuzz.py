@@ -49,7 +49,7 @@ WAIT_S = 10.0
 """Upper bound of one wait for an answer (a bound, not an expectation)."""
 EXCEPTION_REPRS = ("Error(", "Exception(", "Traceback", "<class '", "object at 0x")
 ERROR_CODES = {"malformed", "not_a_map", "unknown_type", "bad_field", "stale", "not_your_turn", "out_of_range",
-               "cell_not_hidden", "game_over", "not_playing", "spectator", "time_out", "busy"}
+               "cell_not_hidden", "game_over", "not_playing", "spectator", "time_out", "busy", "not_a_move"}
 
 
 def assert_no_trace(text: str | bytes, where: Any) -> None:
@@ -396,12 +396,13 @@ def test_out_of_order_frames(arena):
 # ---------------------------------------------------------------------- HTTP
 
 ROUTES = {  # path → the method it serves (others get 405)
-    "/": "GET", "/guest": "POST", "/games": "POST", "/join": "GET", "/g/{id}": "GET", "/g/{id}/replay": "GET",
+    "/": "GET", "/guest": "POST", "/games": "POST", "/join": "GET", "/g/{id}": "GET", "/g/{id}/replay": "GET", "/g/{id}/odds": "GET",
     "/g/{id}/join": "POST", "/g/{id}/rematch": "POST", "/g/{id}/ws": "GET", "/static/v/{id}/app.css": "GET",
     "/static/v/x/{id}": "GET", "/api/v1/guests": "POST", "/api/v1/games": "POST", "/api/v1/games/{id}": "GET",
     "/api/v1/games/{id}/join": "POST", "/api/v1/games/{id}/record": "GET", "/api/v1/games/{id}/rematch": "POST",
     "/api/v1/games/{id}/resign": "POST", "/api/v1/games/{id}/ws": "GET", "/healthz": "GET", "/metrics": "GET",
-    "/api/v2/{id}": "GET", "/{id}": "GET",
+    "/api/v2/{id}": "GET", "/{id}": "GET", "/solo": "POST", "/solo/leaderboard": "GET", "/api/v1/solo": "POST",
+    "/api/v1/leaderboard": "GET", "/api/v1/games/{id}/layout": "GET", "/api/v1/games/{id}/analysis": "GET",
 }
 CONTENT_TYPES = ["application/json", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
                  "text/plain", "application/msgpack", "", "application/json; charset=utf-16"]
@@ -415,7 +416,8 @@ def requests_(draw, arena: Arena) -> dict[str, Any]:
     path = template.replace("{id}", rid)
     method = ROUTES[template] if draw(st.integers(0, 4)) else draw(
         st.sampled_from(["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"]))
-    query = draw(st.dictionaries(st.sampled_from(["at", "token", "code", "next", "v", "x"]),
+    query = draw(st.dictionaries(st.sampled_from(["at", "token", "code", "next", "v", "x", "preset", "mode",
+                                                  "period", "odds"]),
                                  st.text(max_size=20) | st.sampled_from(["-1", "999999999", "1e9", "../../etc"]),
                                  max_size=2))
     anna = f"Bearer {arena.tokens['anna']}"
@@ -436,7 +438,8 @@ def requests_(draw, arena: Arena) -> dict[str, Any]:
                           "clock": values, "seed": values})))).encode()
     elif kind == "form":
         body = "&".join(f"{quote(k)}={quote(v)}" for k, v in draw(st.dictionaries(
-            st.sampled_from(["name", "next", "ruleset", "clock", "seat", "seed", "code"]),
+            st.sampled_from(["name", "next", "ruleset", "clock", "seat", "seed", "code", "preset", "width", "height",
+                             "mines", "no_guess"]),
             st.text(max_size=40), max_size=4)).items()).encode()
     elif kind == "bytes":
         body = draw(st.binary(max_size=200))

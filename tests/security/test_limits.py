@@ -17,6 +17,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from tests.names import unique
+
 from .util import COOKIE, close_code_after, form_guest, ws_attempt, ws_base
 
 PLAYER_CREDITS, SPECTATOR_CREDITS = 10, 4
@@ -43,7 +45,7 @@ def xff(ip: str) -> dict[str, str]:
 
 
 def new_guest(base: str, ip: str, name: str = "Anna") -> str:
-    r = httpx.post(base + "/api/v1/guests", json={"name": name}, headers=xff(ip))
+    r = httpx.post(base + "/api/v1/guests", json={"name": unique(name)}, headers=xff(ip))
     assert r.status_code == 201, r.text
     return r.json()["token"]
 

@@ -113,8 +113,8 @@ def check_document(text: str, names: list[str], where: str, shown: bool = True) 
 # ---------------------------------------------------------------------- validation
 
 
-def test_names_are_validated_at_guest_creation(live_server):
-    base = live_server.url
+def test_names_are_validated_at_guest_creation(start_server, own_redis):
+    base = start_server(REDIS_URL=own_redis.url).url  # a registry of names of its own: it takes the payloads
     for name, reason in REJECTED:
         r = httpx.post(base + "/api/v1/guests", json={"name": name})
         assert r.status_code == 400 and r.json()["error"]["code"] == "bad_field", (name, r.text)
@@ -127,6 +127,11 @@ def test_names_are_validated_at_guest_creation(live_server):
         r = httpx.post(base + "/api/v1/guests", json={"name": name})
         assert r.status_code == 201, (name, r.text)
         assert r.json()["name"] == " ".join(unicodedata.normalize("NFC", name).split())
+    for taken in ("anna lena", "ANNA LENA", "\uff21nna Lena", "ren\u00e9e"):  # any case or width: one name
+        r = httpx.post(base + "/api/v1/guests", json={"name": taken})
+        assert r.status_code == 409 and r.json()["error"]["code"] == "name_taken", (taken, r.text)
+        page = httpx.post(base + "/guest", data={"name": taken}, headers={"origin": base})
+        assert page.status_code == 409 and "set-cookie" not in page.headers and "already called" in page.text
     assert httpx.post(base + "/api/v1/guests", json={"name": 42}).status_code == 400
     assert httpx.post(base + "/api/v1/guests", json={"name": ""}).json()["name"].startswith("Guest-")
 
@@ -173,7 +178,7 @@ async def play(base: str, game_id: str, tokens: dict[int, str], seat: int, frame
 async def test_payload_names_are_escaped_in_every_page_and_fragment(live_server, pair):
     base = live_server.url
     names = [validate_name(PAYLOADS[pair]), validate_name(PAYLOADS[(pair + 1) % len(PAYLOADS)])]  # as stored
-    (a_cookie, a_token), (b_cookie, b_token) = [form_guest(base, n) for n in names]
+    (a_cookie, a_token), (b_cookie, b_token) = [form_guest(base, n, exact=True) for n in names]
     jar = {0: {"Cookie": f"{COOKIE}={a_cookie}"}, 1: {"Cookie": f"{COOKIE}={b_cookie}"}, 2: {}}
     seed = 700 + pair
     async with httpx.AsyncClient(base_url=base) as http:

@@ -11,6 +11,7 @@ import msgpack
 import pytest
 
 from server.client import Api
+from tests.names import unique
 
 from .util import COOKIE, form_guest, ws_attempt, ws_base
 
@@ -24,7 +25,7 @@ async def a_game(base: str) -> tuple[str, str, str, str]:
     browser (cookie), Ben joined through the API."""
     cookie, token = form_guest(base, "Anna")
     async with Api(base) as api:
-        ben = await api.guest("Ben")
+        ben = await api.guest(unique("Ben"))
         game = await api.create_game(token, seat=0, seed=3)
         await api.join(ben.token, game["id"])
     return game["id"], cookie, token, ben.token
@@ -60,7 +61,7 @@ async def test_websockets_refuse_foreign_origins_before_the_upgrade(live_server)
 async def test_allowed_origins_setting_replaces_the_same_host_rule(make_server):
     server = make_server(MINEDUEL_ALLOWED_ORIGINS="https://mineduel.example, https://www.mineduel.example")
     async with Api(server.url) as api:
-        anna = await api.guest("Anna")
+        anna = await api.guest(unique("Anna"))
         game = await api.create_game(anna.token, seat=0)
     base = ws_base(server.url)
     for url in (f"{base}/api/v1/games/{game['id']}/ws", f"{base}/g/{game['id']}/ws"):
@@ -70,9 +71,9 @@ async def test_allowed_origins_setting_replaces_the_same_host_rule(make_server):
             await ws.close()
         for origin in (server.url, "http://mineduel.example", "https://mineduel.example.evil.example"):
             assert await ws_attempt(url, additional_headers={"Origin": origin}) == 403, (url, origin)
-    ok = httpx.post(server.url + "/guest", data={"name": "Cy"}, headers={"origin": "https://mineduel.example"})
+    ok = httpx.post(server.url + "/guest", data={"name": unique("Cy")}, headers={"origin": "https://mineduel.example"})
     assert ok.status_code == 303
-    refused = httpx.post(server.url + "/guest", data={"name": "Cy"}, headers={"origin": server.url})
+    refused = httpx.post(server.url + "/guest", data={"name": unique("Cy")}, headers={"origin": server.url})
     assert refused.status_code == 403
 
 
@@ -94,12 +95,12 @@ async def form_case(base: str, route: str) -> tuple[str, dict, dict | None, obje
     jar = {COOKIE: cookie}
     async with Api(base) as api:
         if route == "guest":
-            return "/guest", {"name": "Eve", "next": "/"}, None, None  # the effect is the cookie
+            return "/guest", {"name": unique("Eve"), "next": "/"}, None, None  # the effect is the cookie
         if route == "games":
             async def changed() -> bool:
                 return name in httpx.get(base + "/").text  # the lobby lists games made from the page
             return "/games", {"ruleset": "brettspielnetz", "seat": "0", "clock": "none"}, jar, changed
-        other = await api.guest("Cy")
+        other = await api.guest(unique("Cy"))
         if route == "join":
             waiting = await api.create_game(other.token, seat=0)
 
@@ -113,7 +114,8 @@ async def form_case(base: str, route: str) -> tuple[str, dict, dict | None, obje
 
         async def changed() -> bool:
             async with Api(base) as a:
-                return (await a.game(over["id"]))["room"]["rematch"] is not None
+                room = (await a.game(over["id"]))["room"]
+                return room["rematch"] is not None or room["rematch_offer"] is not None  # offered
         return f"/g/{over['id']}/rematch", {}, jar, changed
 
 
@@ -165,7 +167,7 @@ def flags(set_cookie: str) -> set[str]:
 
 
 def test_guest_cookie_flags_plain_http(live_server):
-    r = httpx.post(live_server.url + "/guest", data={"name": "Anna"}, headers={"origin": live_server.url,
+    r = httpx.post(live_server.url + "/guest", data={"name": unique("Anna")}, headers={"origin": live_server.url,
                                                                                  "x-forwarded-proto": "https"})
     f = flags(r.headers["set-cookie"])
     assert {"httponly", "samesite=lax"} <= f
@@ -174,10 +176,10 @@ def test_guest_cookie_flags_plain_http(live_server):
 
 def test_guest_cookie_is_secure_behind_a_trusted_tls_proxy(make_server):
     server = make_server(MINEDUEL_TRUSTED_PROXY="1")
-    r = httpx.post(server.url + "/guest", data={"name": "Anna"},
+    r = httpx.post(server.url + "/guest", data={"name": unique("Anna")},
                    headers={"origin": server.url, "x-forwarded-proto": "https"})
     assert {"httponly", "samesite=lax", "secure"} <= flags(r.headers["set-cookie"])
-    r = httpx.post(server.url + "/guest", data={"name": "Anna"}, headers={"origin": server.url})
+    r = httpx.post(server.url + "/guest", data={"name": unique("Anna")}, headers={"origin": server.url})
     assert "secure" not in flags(r.headers["set-cookie"])
 
 
@@ -190,6 +192,6 @@ def test_guest_cookie_is_secure_over_https(redis_url):
         from starlette.testclient import TestClient
     app = create_app(app_settings(redis_url=redis_url, secret_key="tls-test"))
     with TestClient(app, base_url="https://mineduel.test", follow_redirects=False) as client:
-        r = client.post("/guest", data={"name": "Anna"}, headers={"origin": "https://mineduel.test"})
+        r = client.post("/guest", data={"name": unique("Anna")}, headers={"origin": "https://mineduel.test"})
     assert r.status_code == 303
     assert {"httponly", "samesite=lax", "secure"} <= flags(r.headers["set-cookie"])

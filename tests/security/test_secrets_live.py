@@ -29,7 +29,7 @@ from engine import SPECTATOR, Duel, Explore, Mark, Resign, View, verify
 from engine.bots import choose_move
 from engine.view import patch_data
 
-from .leaks import Inspector, Truth, expect
+from .leaks import Inspector, Leak, Truth, expect
 from .test_secrets_codecs import write_figures
 from .util import COOKIE, form_guest, ws_base
 
@@ -309,12 +309,17 @@ class LiveGame:
                 await tap.close()
             await self.http.aclose()
         for tap in self.taps:
-            for tag, message in tap.frames:
+            for index, (tag, message) in enumerate(tap.frames):
                 expect(tag in self.truths, "a frame without a version", tap.kind, message[:200])
-                if tap.kind == "msgpack":
-                    self.inspector.msgpack(message, tap.viewer, self.truths[tag])
-                else:
-                    self.inspector.html(message, tap.viewer, self.truths[tag])
+                try:
+                    if tap.kind == "msgpack":
+                        self.inspector.msgpack(message, tap.viewer, self.truths[tag])
+                    else:
+                        self.inspector.html(message, tap.viewer, self.truths[tag])
+                except Leak as leak:
+                    raise Leak(f"{leak} -- seed {self.seed}, {tap.kind} socket of viewer {tap.viewer}, frame "
+                               f"{index} of {len(tap.frames)} at v{tag}; the frames around it:\n"
+                               + _frames_around(tap.frames, index)) from None
             self.stats[f"{tap.kind}_socket_frames"] += len(tap.frames)
         self.stats["games"] += 1
         self.stats[f"ended_{self.duel.outcome.termination}"] += 1
@@ -332,6 +337,17 @@ class LiveGame:
             else:
                 final = [m for tag, m in tap.frames if tag == self.version and m.startswith("<!--snapshot-->")]
                 assert final and "fair verified" in final[-1], tap.viewer
+
+
+def _frames_around(frames: list[tuple[int, bytes | str]], index: int) -> str:
+    """The frames before and after ``index`` (versions and beginnings), to tell a stale frame
+    from a wrong one when a check fails."""
+    around = []
+    for i in range(max(0, index - 4), min(len(frames), index + 3)):
+        tag, message = frames[i]
+        text = repr(msgpack.unpackb(message, raw=False, strict_map_key=False)) if isinstance(message, bytes) else message
+        around.append(f"{'>>' if i == index else '  '} #{i} v{tag}: {text[:600]}")
+    return "\n".join(around)
 
 
 async def test_whole_games_over_real_sockets_leak_nothing(live_server):

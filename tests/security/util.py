@@ -9,6 +9,8 @@ from itsdangerous import URLSafeSerializer
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from tests.names import unique
+
 COOKIE = "mineduel_guest"
 TRACE_MARKERS = ("Traceback", 'File "/', ".py\", line", "site-packages", "/work/")
 """What a leaked stack trace or file path looks like in a response."""
@@ -18,12 +20,13 @@ def ws_base(url: str) -> str:
     return url.replace("http://", "ws://")
 
 
-def form_guest(base: str, name: str, **headers: str) -> tuple[str, str]:
-    """A guest made through the home page's form: ``(cookie value, API token)``.
+def form_guest(base: str, name: str, exact: bool = False, **headers: str) -> tuple[str, str]:
+    """A guest made through the home page's form: ``(cookie value, API token)``, named
+    ``name`` plus a unique suffix (names are unique on a server), or ``exact``ly ``name``.
 
     The cookie holds the API token signed with the app secret; the token itself is readable
     without the key (``loads_unsafe``), as any client could read its own cookie."""
-    r = httpx.post(base + "/guest", data={"name": name, "next": "/"},
+    r = httpx.post(base + "/guest", data={"name": name if exact else unique(name), "next": "/"},
                    headers={"origin": base, **headers}, follow_redirects=False)
     assert r.status_code == 303, (r.status_code, r.text[:200])
     cookie = r.cookies[COOKIE]

@@ -7,6 +7,7 @@ from typing import Any
 
 from engine import SPECTATOR, Duel, Explore, Mark, Move, event_to_data, visible_to
 from server.client import Api, GameSocket, Guest
+from tests.names import unique
 
 
 def referee(seed: int, ruleset: str = "brettspielnetz") -> Duel:
@@ -33,7 +34,7 @@ def wire_move(move: Move) -> tuple[str, tuple[int, int]]:
 
 async def seated_game(api: Api, seed: int | None, **create: Any) -> tuple[str, Guest, Guest]:
     """A game with Anna on seat 0 and Ben on seat 1; returns (id, anna, ben)."""
-    anna, ben = await api.guest("Anna"), await api.guest("Ben")
+    anna, ben = await api.guest(unique("Anna")), await api.guest(unique("Ben"))
     game = await api.create_game(anna.token, seat=0, seed=seed, **create)
     joined = await api.join(ben.token, game["id"])
     assert joined["seat"] == 1

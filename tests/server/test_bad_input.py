@@ -12,6 +12,7 @@ from websockets.exceptions import ConnectionClosed
 
 from engine import SPECTATOR
 from server.client import Api, ApiError, GameSocket
+from tests.names import unique
 
 from .helpers import referee, seated_game, three_sockets
 
@@ -135,7 +136,7 @@ async def test_bad_token_and_unknown_game(live_server, game):
 
 
 async def test_http_errors(api, live_server):
-    anna = await api.guest("Anna")
+    anna = await api.guest(unique("Anna"))
     with pytest.raises(ApiError) as e:
         await api.create_game("", seat=0)
     assert e.value.status == 401
@@ -160,7 +161,7 @@ async def test_http_errors(api, live_server):
 async def test_seed_is_refused_when_test_hooks_are_off(start_server):
     server = start_server(MINEDUEL_TEST_HOOKS="0")
     async with Api(server.url) as api:
-        anna = await api.guest("Anna")
+        anna = await api.guest(unique("Anna"))
         with pytest.raises(ApiError) as e:
             await api.create_game(anna.token, seed=1)
         assert e.value.status == 403 and e.value.code == "test_hooks_off"
@@ -177,7 +178,7 @@ def test_healthz(live_server):
 
 
 async def test_a_seat_must_be_an_integer_not_a_float_or_a_boolean(api, live_server):
-    anna = await api.guest("Anna")
+    anna = await api.guest(unique("Anna"))
     for seat in (0.0, 1.0, True, False, "0", [0]):
         r = httpx.post(live_server.url + "/api/v1/games", json={"seat": seat},
                        headers={"Authorization": f"Bearer {anna.token}"})

@@ -11,25 +11,49 @@ from .helpers import seated_game
 
 
 async def test_clock_runs_out_and_the_sweeper_ends_the_game(api, live_server):
-    game_id, anna, _ben = await seated_game(api, 4, clock={"initial": 0.3, "increment": 0})
+    game_id, anna, ben = await seated_game(api, 4, clock={"initial": 5, "increment": 0})
     async with await GameSocket.connect(live_server.url, game_id) as spectator:
         snap = await spectator.until(lambda f: f["t"] == "snapshot")
-        clock = snap["room"]["clock"]
-        assert clock["running"] == 0 and clock["initial_ms"] == 300
-        over = await spectator.until(lambda f: f["t"] == "update" and f["room"]["status"] == "over", timeout_s=10)
+        assert snap["room"]["clock"]["running"] is None  # the first move starts the clock
+        async with await GameSocket.connect(live_server.url, game_id, anna.token) as a, \
+                await GameSocket.connect(live_server.url, game_id, ben.token) as b:
+            await a.until(lambda f: f["t"] == "snapshot")
+            await b.until(lambda f: f["t"] == "snapshot")
+            await a.move("explore", (4, 4))
+            await b.until(lambda f: f["t"] == "update")
+            await b.move("explore", (0, 0))
+            await a.until(lambda f: f["t"] == "update")
+        over = await spectator.until(lambda f: f["t"] == "update" and f["room"]["status"] == "over", timeout_s=30)
         assert over["room"]["clock"]["running"] is None
         assert spectator.view.outcome.termination == "timeout" and spectator.view.outcome.winner == 1
     record = await api.record(game_id)
-    assert record["moves"] == [[0, "timeout"]]
+    assert record["moves"][-1] == [0, "timeout"]
+
+
+async def test_a_first_move_that_does_not_come_aborts_the_game(api, live_server):
+    game_id, anna, _ben = await seated_game(api, 4, clock={"initial": 0.3, "increment": 0})
+    async with await GameSocket.connect(live_server.url, game_id) as spectator:
+        await spectator.until(lambda f: f["t"] == "snapshot")
+        await spectator.until(lambda f: f["t"] == "update" and f["room"]["status"] == "over", timeout_s=10)
+        assert spectator.view.outcome.termination == "aborted" and spectator.view.outcome.winner is None
+    assert (await api.record(game_id))["moves"] == [[0, "abort"]]
 
 
 async def test_clock_press_adds_increment(api, live_server):
     # The increment dwarfs any time the test can take (its timeout is 300 s), so the bounds
     # below say "the increment was added" without depending on how fast the machine is.
-    game_id, anna, _ben = await seated_game(api, 4, clock={"initial": 60, "increment": 600})
-    async with await GameSocket.connect(live_server.url, game_id, anna.token) as a:
+    game_id, anna, ben = await seated_game(api, 4, clock={"initial": 60, "increment": 600})
+    async with await GameSocket.connect(live_server.url, game_id, anna.token) as a, \
+            await GameSocket.connect(live_server.url, game_id, ben.token) as b:
         await a.until(lambda f: f["t"] == "snapshot")
-        await a.move("explore", (4, 4))
+        await b.until(lambda f: f["t"] == "snapshot")
+        await a.move("explore", (4, 4))  # the first move starts Ben's time; Anna's never ran
+        first = (await a.until(lambda f: f["t"] == "update"))["room"]["clock"]
+        assert first["running"] == 1 and first["remaining_ms"][0] == 60_000
+        await b.until(lambda f: f["t"] == "update")
+        await b.move("explore", (0, 0))
+        await a.until(lambda f: f["t"] == "update")
+        await a.move("explore", (10, 10) if a.view.rows[10][10] in ".x" else (10, 0))
         frame = await a.until(lambda f: f["t"] == "update")
         clock = frame["room"]["clock"]
         assert clock["running"] == 1

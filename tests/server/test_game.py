@@ -9,6 +9,7 @@ import pytest
 
 from engine import SPECTATOR, verify
 from server.client import ApiError, GameSocket
+from tests.names import unique
 
 from .helpers import assert_frame_matches, assert_view, pick_move, referee, seated_game, three_sockets, wire_move
 
@@ -109,10 +110,34 @@ async def test_rematch_swaps_seats(api, live_server):
         assert err.value.code == "not_over"
         await a.resign()
         await a.until(lambda f: f["t"] == "update" and f["room"]["status"] == "over")
-        again = await api.rematch(ben.token, game_id)
+        offer = await api.rematch(ben.token, game_id)  # Ben offers; Anna sees the offer
+        assert offer["id"] == game_id and offer["offered"] is True
+        frame = await a.until(lambda f: f["t"] == "update" and f["room"]["rematch_offer"] is not None)
+        assert frame["room"]["rematch_offer"] == 1 and frame["room"]["rematch"] is None
+        await api.decline_rematch(anna.token, game_id)  # declined: no game is made
+        frame = await a.until(lambda f: f["t"] == "update" and f["room"]["rematch_offer"] is None)
+        assert frame["room"]["rematch"] is None
+        await api.rematch(ben.token, game_id)  # offered again, and accepted
+        again = await api.rematch(anna.token, game_id)
         frame = await a.until(lambda f: f["t"] == "update" and f["room"]["rematch"] is not None)
         assert frame["room"]["rematch"] == again["id"]
-    assert again["seat"] == 0
-    assert (await api.rematch(anna.token, game_id))["id"] == again["id"]  # idempotent
+    assert again["seat"] == 1
+    assert (await api.rematch(ben.token, game_id))["id"] == again["id"]  # idempotent
     fresh = await api.game(again["id"], anna.token)
     assert fresh["you"] == 1 and fresh["room"]["status"] == "playing"
+
+
+async def test_names_are_unique_and_a_rename_shows_in_new_games(api):
+    name = unique("Anna")
+    anna = await api.guest(name)
+    with pytest.raises(ApiError) as taken:
+        await api.guest(name.lower())
+    assert taken.value.status == 409 and taken.value.code == "name_taken"
+    renamed = await api.rename(anna.token, name + "x")
+    assert (renamed.id, renamed.name) == (anna.id, name + "x")
+    ben = await api.guest(unique("Ben"))
+    with pytest.raises(ApiError) as clash:
+        await api.rename(ben.token, name + "X")
+    assert clash.value.status == 409
+    game = await api.create_game(anna.token, seat=0)  # the old token: same guest, current name
+    assert game["room"]["players"][0] == {"id": anna.id, "name": name + "x"}

@@ -21,6 +21,7 @@ import httpx
 import pytest
 
 from tests.conftest import ROOT, LiveServer, launch_server
+from tests.names import unique
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -88,6 +89,7 @@ class Person:
         context = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **context_args})
         context.set_default_timeout(WAIT_MS)
         page = context.new_page()
+        name = None if name is None else unique(name)  # names are unique on a server
         person = cls(name, context, page, base)
         page.on("websocket", person._on_socket)
         page.on("console", person._on_console)

@@ -103,9 +103,9 @@ def board_state(person: Person) -> str:
 
 def test_full_game_two_players_and_a_spectator(browser, web_server: LiveServer, artifacts: Path) -> None:
     steps, final = plan(SEED)
-    names = ("Anna", "Ben")
     anna = Person.open(browser, web_server.url, "Anna")
     ben = Person.open(browser, web_server.url, "Ben")
+    names = (anna.name, ben.name)
     watcher = Person.open(browser, web_server.url, None, viewport={"width": 360, "height": 740})
     people = (anna, ben, watcher)
     try:
@@ -119,7 +119,7 @@ def test_full_game_two_players_and_a_spectator(browser, web_server: LiveServer, 
         ben.page.wait_for_selector("#status.their-turn")
         watcher.goto_room(room_id)
         anna.page.wait_for_selector("#status.your-turn")
-        assert "Ben" in anna.text("#name-1")
+        assert ben.name in anna.text("#name-1")
         watcher.page.wait_for_selector("#spectators strong:text('1')")
         anna.page.wait_for_selector("#spectators strong:text('1')")
 
@@ -146,7 +146,7 @@ def test_full_game_two_players_and_a_spectator(browser, web_server: LiveServer, 
                 assert line_ben == expected_line(final, 2, names, 1)
                 assert f"mark {cell_name(wrong_cell)} Blubb!" in line_ben
                 for person in (anna, watcher):
-                    assert person.text("#move-2") == "2. Ben mark ? Blubb! \u22123"
+                    assert person.text("#move-2") == f"2. {ben.name} mark ? Blubb! \u22123"
                     expect(person.page.locator(f"#{wrong_id}")).to_have_class("cell hidden")
                 expect(ben.page.locator(f"#{wrong_id}")).to_have_class(re.compile(r"\bwrong-own\b"))
                 assert "your wrong mark" in ben.page.get_attribute(f"#{wrong_id}", "aria-label")
@@ -174,7 +174,7 @@ def test_full_game_two_players_and_a_spectator(browser, web_server: LiveServer, 
             assert lines == [expected_line(final, n, names, viewer) for n in range(len(steps), 0, -1)]
             assert "All mines found" in person.text("#status")
             # both wrong marks (here: Ben's) are shown to all, with their author
-            assert "wrong mark by Ben" in person.page.get_attribute(f"#{wrong_id}", "aria-label")
+            assert f"wrong mark by {ben.name}" in person.page.get_attribute(f"#{wrong_id}", "aria-label")
             expect(person.page.locator("#board .cell.mine")).to_have_count(15)
         winner = final.outcome.winner
         assert f"{names[winner]} wins" in watcher.text("#status")
@@ -203,23 +203,35 @@ def test_full_game_two_players_and_a_spectator(browser, web_server: LiveServer, 
         expect(page.locator("#board .cell.ghost-mine")).to_have_count(15)
         page.click("#replay-next")
         page.wait_for_selector(f"#replay .step:text('1/{total}')")
-        assert "1. Anna explore" in watcher.text("#replay-where")
+        assert f"1. {anna.name} explore" in watcher.text("#replay-where")
         assert page.locator("#moves li.current").inner_text().startswith("1. ")
         page.click("#replay-next")
         page.wait_for_selector(f"#replay .step:text('2/{total}')")
-        assert "wrong mark by Ben" in page.get_attribute(f"#{wrong_id}", "aria-label")
+        assert f"wrong mark by {ben.name}" in page.get_attribute(f"#{wrong_id}", "aria-label")
         watcher.shot(artifacts / "replay-spectator-360.png")
         page.click("#replay-last")
         page.wait_for_selector(f"#replay .step:text('{total}/{total}')")
         expect(page.locator("#board .cell.mine")).to_have_count(15)
 
-        # ---- a rematch with the same opponent, seats swapped
+        # ---- a rematch is an offer: declined, no game is made; offered again and accepted
         ben.page.click("#rematch")
-        ben.page.wait_for_url(re.compile(r"/g/(?!" + re.escape(room_id) + r")[^/]+$"))
-        anna.page.wait_for_selector("#rematch-link")
-        anna.page.click("#rematch-link")
-        anna.page.wait_for_selector("#status.their-turn")
-        assert anna.text("#name-1").startswith("Anna")
+        ben.page.wait_for_selector("#rematch-waiting")
+        anna.page.wait_for_selector("#rematch-offered")
+        assert ben.name in anna.text("#rematch-offered")
+        anna.page.click("#rematch-decline")
+        ben.page.wait_for_selector("#rematch-declined")
+        assert anna.name in ben.text("#rematch-declined") and "declined" in ben.text("#rematch-declined")
+        assert ben.page.url.endswith(f"/g/{room_id}") and anna.page.url.endswith(f"/g/{room_id}")
+        assert ben.page.locator("#rematch-link").count() == 0
+        ben.page.click("#rematch")
+        anna.page.wait_for_selector("#rematch-accept")
+        anna.page.click("#rematch-accept")  # accepting makes the game and takes Anna there
+        anna.page.wait_for_url(re.compile(r"/g/(?!" + re.escape(room_id) + r")[^/]+$"))
+        ben.page.wait_for_selector("#rematch-link")
+        ben.page.click("#rematch-link")
+        anna.page.wait_for_selector("#status.their-turn")  # seats swapped: Ben moves first
+        assert anna.text("#name-1").startswith(anna.name)
+        ben.page.wait_for_selector("#status.your-turn")
 
         for person in people:
             assert person.csp_errors == [], person.csp_errors
@@ -290,7 +302,7 @@ def test_keyboard_move_stale_notice_and_restart(browser, redis_url: str, start_s
         page.keyboard.press("Enter")
         anna.wait_move(1)
         ben.wait_move(1)
-        assert anna.text("#move-1").startswith("1. Anna explore a1 ")
+        assert anna.text("#move-1").startswith(f"1. {anna.name} explore a1 ")
 
         # a stale move (as after a reconnect replays a queued click): refused, fresh board
         ben.page.wait_for_selector("#status.your-turn")

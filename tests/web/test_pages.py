@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import warnings
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's "use httpx2" notice: the same API for these tests
     from starlette.testclient import TestClient
 
 from server.app import create_app
-from tests.conftest import app_settings
 from server.edge.csp import CSP
+from tests.conftest import app_settings
+from tests.names import unique
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "http://testserver"
@@ -33,7 +34,7 @@ def client(redis_url: str) -> Iterator[TestClient]:
 def named(client: TestClient, name: str) -> dict[str, str]:
     """A new guest's cookie (as a dict), via the home page's name form."""
     client.cookies.clear()
-    response = client.post("/guest", data={"name": name, "next": "/"}, headers={"origin": BASE})
+    response = client.post("/guest", data={"name": unique(name), "next": "/"}, headers={"origin": BASE})
     assert response.status_code == 303
     client.cookies.clear()
     return {"mineduel_guest": response.cookies["mineduel_guest"]}
@@ -96,19 +97,20 @@ def test_pinned_htmx_versions() -> None:
 
 
 def test_guest_cookie_is_signed_httponly_lax(client: TestClient) -> None:
-    response = as_(client, None).post("/guest", data={"name": "Anna", "next": "/g/x"}, headers={"origin": BASE})
+    anna = unique("Anna")
+    response = as_(client, None).post("/guest", data={"name": anna, "next": "/g/x"}, headers={"origin": BASE})
     assert response.status_code == 303 and response.headers["location"] == "/g/x"
     cookie = response.headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=lax" in cookie.replace("Lax", "lax") and "Path=/" in cookie
     jar = {"mineduel_guest": response.cookies["mineduel_guest"]}
-    assert "Playing as <strong>Anna</strong>" in as_(client, jar).get("/").text
+    assert f"Playing as <strong>{anna}</strong>" in as_(client, jar).get("/").text
     forged = {"mineduel_guest": jar["mineduel_guest"][:-3] + "abc"}
     assert "Playing as" not in as_(client, forged).get("/").text
 
 
 def test_forms_refuse_other_origins_and_open_redirects(client: TestClient) -> None:
     assert client.post("/guest", data={"name": "Eve"}, headers={"origin": "https://evil.example"}).status_code == 403
-    response = client.post("/guest", data={"name": "Eve", "next": "//evil.example/x"}, headers={"origin": BASE})
+    response = client.post("/guest", data={"name": unique("Eve"), "next": "//evil.example/x"}, headers={"origin": BASE})
     assert response.headers["location"] == "/"
     jar = named(client, "Anna")
     assert as_(client, jar).post("/games", data={"seat": "0"},
@@ -125,16 +127,20 @@ def test_create_join_and_the_room_page(client: TestClient) -> None:
     assert 'ws-connect="' + room_url + '/ws"' in page and "ws-send" in page
     assert 'id="invite-url"' in page and "Waiting for an opponent" in page
     assert "Coan rules" in page and 'id="clock-0"' in page
-    home = as_(client, None).get("/").text  # the lobby lists it, open for joining
-    assert f'href="{room_url}">Join</a>' in home.replace('class="btn primary" ', "")
+    home = as_(client, None).get("/").text  # the lobby lists it as an open challenge to accept
+    room_id = room_url.rsplit("/", 1)[1]
+    assert f'action="{room_url}/join"' in home and f'id="accept-{room_id}"' in home
+    own = as_(client, anna).get("/").text  # its creator may only cancel it
+    assert f'action="{room_url}/cancel"' in own and f'id="accept-{room_id}"' not in own
     stranger = as_(client, None).get(room_url).text
     assert 'id="join"' in stranger and 'id="invite-url"' not in stranger
     assert as_(client, ben).post(room_url + "/join", headers={"origin": BASE}).status_code == 303
     page = as_(client, ben).get(room_url).text
-    assert "Anna\u2019s turn" in page
+    assert re.search("Anna-\\w+\u2019s turn", page)
     assert page.count('type="submit" id="cell-') == 120  # every hidden cell is a button to press
     assert client.get(room_url + "/replay?at=0", headers={"hx-request": "true"}).status_code == 409
-    assert "Watch</a>" in as_(client, None).get("/").text
+    home = as_(client, None).get("/").text  # in play now: a live game to watch, no longer a challenge
+    assert f'id="watch-{room_id}"' in home and f'id="accept-{room_id}"' not in home
     assert client.get("/g/doesnotexist").status_code == 404
     assert client.get("/join", params={"code": "http://x/g/abc_DEF"}).headers["location"] == "/g/abc_DEF"
 

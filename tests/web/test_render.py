@@ -7,12 +7,16 @@ import random
 import re
 
 import pytest
+
 from engine import SPECTATOR, Duel, Explore, Mark, MoveLine, Resign
 from engine.clock import Clock
 from engine.rules import Action, Verdict
 from server.core.room import Player, Room
+from server.store.messages import Attendance
 from server.web.html_codec import SNAPSHOT_MARK, HtmlCodec
-from server.web.view_model import cell_look, clock_text, move_text, points_text, score_text
+from server.web.presence_view import claim_look
+from server.web.status_view import clock_text
+from server.web.view_model import cell_look, move_text, points_text, score_text
 
 ANNA, BEN = Player("ga", "Anna"), Player("gb", "Ben")
 
@@ -116,6 +120,7 @@ def test_update_sends_only_what_changed(codec: HtmlCodec) -> None:
     assert 'hx-swap-oob="afterbegin:#moves"' in frame and 'id="move-1"' in frame
     assert 'id="seen-v"' in frame and 'value="3"' in frame
     assert 'id="board"' not in frame and 'id="fair"' not in frame
+    assert re.search(r'<p id="notice" [^>]*></p>', frame)  # "wait for their move" no longer holds: cleared
     assert len(frame) < 4000
 
 
@@ -156,7 +161,10 @@ def test_user_text_is_escaped(codec: HtmlCodec) -> None:
 
 
 def test_presence_heartbeat_and_clocks(codec: HtmlCodec) -> None:
-    assert 'id="spectators"' in codec.presence(new_room(), 3) and ">3<" in codec.presence(new_room(), 3)
+    here = codec.presence(new_room(), Attendance(3, (None, None)))
+    assert 'id="spectators"' in here and ">3<" in here and '<p id="away" class="away" role="status"></p>' in here
+    gone = codec.presence(new_room(), Attendance(0, (None, 1_000)))
+    assert f"{BEN.name} has left the game." in gone
     assert codec.heartbeat().startswith('<div id="hb"')
     clocked = new_room(clock=Clock.new(300_000, 2_000).start(0, now_ms=1_000))
     beat = codec.heartbeat(clocked, now_ms=61_000)
@@ -225,3 +233,34 @@ def test_a_connection_drops_a_selection_the_board_overtook(codec: HtmlCodec) -> 
         assert conn.selected is None  # a snapshot redraws everything without a selection
 
     asyncio.run(run())
+
+
+def test_the_abort_button_and_the_claim_area(codec: HtmlCodec) -> None:
+    room = new_room()
+    assert 'id="abort-game"' in codec.snapshot(room, 0) and 'id="abort-game"' not in codec.snapshot(room, SPECTATOR)
+    gone = Attendance(0, (None, 10_000))
+    look = claim_look(room, 0, gone, 10_000 + 15_500)
+    assert look is not None and look.wait_s == 45 and look.opponent == BEN.name
+    waiting = codec.claim(look)
+    assert "claim the game in 45" in waiting and 'id="claim-win"' not in waiting
+    ready = codec.claim(claim_look(room, 0, gone, 10_000 + 60_000))
+    assert 'id="claim-win"' in ready and 'id="claim-draw"' in ready and 'value="claim-win"' in ready
+    assert claim_look(room, 1, gone, 10**9) is None  # the one who left has nothing to claim
+    assert claim_look(room, SPECTATOR, gone, 10**9) is None
+    assert claim_look(room, 0, Attendance(0, (None, None)), 10**9) is None
+    assert 'class="claim off"' in codec.claim(None)
+
+
+def test_the_result_line_puts_the_readers_score_first() -> None:
+    from engine import Outcome
+    from engine.events import ALL_MINES, RESIGNATION
+    from server.web.status_view import outcome_text
+
+    names = ("Anna", "Ben")
+    won = Outcome(ALL_MINES, 1)
+    assert outcome_text(won, (-64, 12), names, 1).endswith("you win, 12\u00a0:\u00a0\u221264")
+    assert outcome_text(won, (-64, 12), names, 0).endswith("Ben wins, \u221264\u00a0:\u00a012")
+    assert outcome_text(won, (-64, 12), names, SPECTATOR).endswith("Ben wins, \u221264\u00a0:\u00a012")
+    resigned = Outcome(RESIGNATION, 0)
+    assert outcome_text(resigned, (3, 9), names, 0) == "Ben resigned \u2014 you win, 3\u00a0:\u00a09"
+    assert outcome_text(resigned, (3, 9), names, 1) == "You resigned \u2014 Anna wins, 9\u00a0:\u00a03"

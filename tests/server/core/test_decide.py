@@ -13,21 +13,36 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import Duel, Explore, IllegalCode, Mark, Resign, Timeout
-from engine.clock import Clock
+from engine import (
+    Abort,
+    ClaimAbandoned,
+    Duel,
+    Explore,
+    IllegalCode,
+    Mark,
+    Resign,
+    Timeout,
+)
+from engine.clock import DAY_MS, Clock
+from server.core.computer import computer, pause_ms
 from server.core.decide import (
-    ClaimTimeout,
+    LEAVE_GRACE_MS,
+    Claim,
     Commit,
+    DeclineRematch,
     Join,
     LinkRematch,
+    OfferRematch,
     Play,
     Refusal,
     Refused,
+    Tick,
     Unchanged,
     decide,
     open_room,
     rematch_players,
 )
+from server.core.due import FIRST_MOVE_MS, next_due
 from server.core.room import Player, Room, Status
 
 ANNA, BEN, CY = Player("gA", "Anna"), Player("gB", "Ben"), Player("gC", "Cy")
@@ -70,24 +85,26 @@ def refused(room: Room, actor, command, seen, now, code: Refused) -> Refusal:  #
 # ---------------------------------------------------------------------- opening and joining
 
 
-def test_a_new_room_is_version_1_and_its_clock_starts_only_when_every_seat_is_taken() -> None:
+def test_a_new_room_is_version_1_and_its_first_move_is_due_once_every_seat_is_taken() -> None:
     clock = Clock.new(60_000, 2_000)
     open_one = open_room("r1", duel(), (ANNA, None), clock, T0)
     assert open_one.kind == "create" and open_one.room.version == 1 and open_one.room.status is Status.WAITING
-    assert open_one.room.clock.running is None
+    assert open_one.room.clock.running is None and next_due(open_one.room) is None
     full = open_room("r2", duel(), (ANNA, BEN), clock, T0).room
-    assert full.clock.running == 0 and full.deadline_ms() == T0 + 60_000
+    assert full.clock.running is None and full.seated_ms == T0  # the clock waits for the first move...
+    assert next_due(full) == T0 + FIRST_MOVE_MS  # ...which is due within the window
     with pytest.raises(ValueError):
         open_room("r3", duel(), (ANNA,), None, T0)
 
 
-def test_joining_fills_the_empty_seat_and_starts_the_clock() -> None:
+def test_joining_fills_the_empty_seat_and_the_first_move_is_due() -> None:
     room = waiting(Clock.new(60_000, 0))
     commit = decide(room, BEN, Join(), None, T0 + 5_000)
     assert isinstance(commit, Commit) and commit.kind == "join" and commit.detail == (1, BEN.to_data())
     new = commit.room
     assert new.version == 2 and new.players == (ANNA, BEN) and new.status is Status.PLAYING
-    assert new.clock.running == 0 and new.deadline_ms() == T0 + 65_000
+    assert new.clock.running is None and new.seated_ms == T0 + 5_000
+    assert next_due(new) == T0 + 5_000 + FIRST_MOVE_MS
     assert room.players == (ANNA, None)  # the old room is untouched
 
 
@@ -131,6 +148,13 @@ def test_every_refusal_leaves_the_room_unchanged() -> None:
     refused(over, ANNA, Play(Explore(cell)), over.version, T0, Refused.GAME_OVER)
     refused(room, ANNA, LinkRematch("r9"), None, T0, Refused.NOT_OVER)
     refused(over, CY, LinkRematch("r9"), None, T0, Refused.NOT_SEATED)
+    refused(over, ANNA, LinkRematch("r9"), None, T0, Refused.NO_OFFER)  # nobody offered one
+    refused(room, ANNA, OfferRematch(), None, T0, Refused.NOT_OVER)
+    refused(room, ANNA, Play(ClaimAbandoned()), None, T0, Refused.NOT_A_MOVE)
+    refused(room, ANNA, Claim(False, None), None, T0, Refused.OPPONENT_PRESENT)
+    refused(room, CY, Claim(False, T0), None, T0 + LEAVE_GRACE_MS, Refused.NOT_SEATED)
+    refused(waiting(), ANNA, Claim(False, T0), None, T0 + LEAVE_GRACE_MS, Refused.NOT_PLAYING)
+    refused(over, ANNA, Claim(False, T0), None, T0 + LEAVE_GRACE_MS, Refused.GAME_OVER)
 
 
 def test_every_rule_refusal_has_a_code_of_the_same_name() -> None:
@@ -142,22 +166,35 @@ def test_resigning_is_allowed_on_either_turn_and_ends_the_game() -> None:
     room = playing(Clock.new(60_000, 0))
     new = committed(decide(room, BEN, Play(Resign()), None, T0 + 3_000))
     assert new.status is Status.OVER and new.game.outcome.winner == 0
-    assert new.clock.running is None and new.clock.remaining_ms == (57_000, 60_000)
-    assert new.deadline_ms() is None
+    assert new.clock.running is None and new.clock.remaining_ms == (60_000, 60_000)  # it never ran
+    assert next_due(new) is None
 
 
 # ---------------------------------------------------------------------- clocks
 
 
-def test_a_move_presses_the_clock_and_adds_the_increment() -> None:
+def test_the_first_move_starts_the_clock_and_later_ones_press_it() -> None:
     room = playing(Clock.new(60_000, 2_000))
-    new = committed(decide(room, ANNA, Play(Explore(safe_cell(room))), room.version, T0 + 10_000))
-    assert new.clock.running == 1 and new.clock.remaining_ms == (52_000, 60_000)
-    assert new.deadline_ms() == T0 + 10_000 + 60_000
+    first = committed(decide(room, ANNA, Play(Explore(safe_cell(room))), room.version, T0 + 10_000))
+    assert first.clock.running == 1 and first.clock.remaining_ms == (60_000, 60_000)  # Anna's time never ran
+    assert first.moved_ms == T0 + 10_000
+    assert next_due(first) == T0 + 10_000 + FIRST_MOVE_MS  # Ben's first move is due too
+    second = committed(decide(first, BEN, Play(Explore(safe_cell(first))), first.version, T0 + 15_000))
+    assert second.clock.running == 0 and second.clock.remaining_ms == (60_000, 57_000)  # 5 s used, 2 s added
+    assert next_due(second) == T0 + 15_000 + 60_000  # now only the flag
+    third = committed(decide(second, ANNA, Play(Explore(safe_cell(second))), second.version, T0 + 25_000))
+    assert third.clock.running == 1 and third.clock.remaining_ms == (52_000, 57_000)
+
+
+def moved_twice(clock: Clock, at: int = T0) -> Room:
+    """Both seats made their first move at ``at``; Anna is to move, her clock running."""
+    room = playing(clock)
+    room = committed(decide(room, ANNA, Play(Explore(safe_cell(room))), None, at))
+    return committed(decide(room, BEN, Play(Explore(safe_cell(room))), None, at))
 
 
 def test_a_move_after_the_flag_fell_commits_the_timeout_and_is_refused() -> None:
-    room = playing(Clock.new(60_000, 0))
+    room = moved_twice(Clock.new(60_000, 0))
     late = T0 + 60_000
     commit = decide(room, ANNA, Play(Explore(safe_cell(room))), room.version, late)
     assert isinstance(commit, Commit) and commit.refusal is not None
@@ -169,23 +206,106 @@ def test_a_move_after_the_flag_fell_commits_the_timeout_and_is_refused() -> None
 
 
 def test_a_timeout_is_claimed_once_the_flag_fell_and_not_before() -> None:
-    room = playing(Clock.new(60_000, 0))
-    assert decide(room, None, ClaimTimeout(), None, T0 + 59_999) == Unchanged(room)
-    over = committed(decide(room, None, ClaimTimeout(), None, T0 + 60_000))
+    room = moved_twice(Clock.new(60_000, 0))
+    assert decide(room, None, Tick(), None, T0 + 59_999) == Unchanged(room)
+    over = committed(decide(room, None, Tick(), None, T0 + 60_000))
     assert over.game.outcome.termination == "timeout" and over.status is Status.OVER
-    assert decide(over, None, ClaimTimeout(), None, T0 + 99_000) == Unchanged(over)
-    assert decide(playing(), None, ClaimTimeout(), None, T0 + 10**9) == Unchanged(playing())  # no clock
+    assert decide(over, None, Tick(), None, T0 + 99_000) == Unchanged(over)
+    assert decide(playing(), None, Tick(), None, T0 + 10**9) == Unchanged(playing())  # no clock
+
+
+# ---------------------------------------------------------------------- aborts
+
+
+def test_a_first_move_that_does_not_come_aborts_the_game_without_a_result() -> None:
+    room = playing(Clock.new(300_000, 0))
+    assert decide(room, None, Tick(), None, T0 + FIRST_MOVE_MS - 1) == Unchanged(room)
+    aborted = committed(decide(room, None, Tick(), None, T0 + FIRST_MOVE_MS))
+    assert aborted.game.outcome.termination == "aborted" and aborted.game.outcome.winner is None
+    assert aborted.status is Status.OVER and next_due(aborted) is None
+    # the second seat's first move is due within the window of the first's too
+    first = committed(decide(room, ANNA, Play(Explore(safe_cell(room))), None, T0 + 1_000))
+    late = committed(decide(first, None, Tick(), None, T0 + 1_000 + FIRST_MOVE_MS))
+    assert late.game.outcome.termination == "aborted"
+    # a correspondence game waits its days per move instead
+    corr = playing(Clock.correspondence(3))
+    assert next_due(corr) == T0 + 3 * DAY_MS
+    assert committed(decide(corr, None, Tick(), None, T0 + 3 * DAY_MS)).game.outcome.termination == "aborted"
+
+
+def test_either_player_may_abort_until_both_have_moved() -> None:
+    room = playing(Clock.new(60_000, 0))
+    assert committed(decide(room, BEN, Play(Abort()), None, T0)).game.outcome.termination == "aborted"
+    first = committed(decide(room, ANNA, Play(Explore(safe_cell(room))), None, T0))
+    assert committed(decide(first, ANNA, Play(Abort()), None, T0)).game.outcome.termination == "aborted"
+    both = committed(decide(first, BEN, Play(Explore(safe_cell(first))), None, T0))
+    refused(both, ANNA, Play(Abort()), None, T0, Refused.TOO_LATE_TO_ABORT)
+    # the creator may call off a game nobody joined
+    assert committed(decide(waiting(), ANNA, Play(Abort()), None, T0)).status is Status.OVER
+
+
+# ---------------------------------------------------------------------- claims
+
+
+def test_a_game_is_claimed_only_after_the_opponent_was_gone_for_the_grace_period() -> None:
+    room = moved_twice(Clock.new(600_000, 0))
+    gone = T0 + 5_000
+    early = refused(room, ANNA, Claim(False, gone), None, gone + LEAVE_GRACE_MS - 1, Refused.OPPONENT_PRESENT)
+    assert "1 s" in early.message
+    won = committed(decide(room, ANNA, Claim(False, gone), None, gone + LEAVE_GRACE_MS))
+    assert won.game.outcome.termination == "abandoned" and won.game.outcome.winner == 0
+    drawn = committed(decide(room, BEN, Claim(True, gone), None, gone + LEAVE_GRACE_MS))  # on Anna's turn
+    assert drawn.game.outcome.termination == "abandoned" and drawn.game.outcome.winner is None
+    corr = moved_twice(Clock.correspondence(1))
+    refused(corr, ANNA, Claim(False, gone), None, gone + DAY_MS, Refused.OPPONENT_PRESENT)  # the clock decides
+
+
+# ---------------------------------------------------------------------- computers
+
+
+def test_a_computer_answers_after_its_pause_from_its_own_view() -> None:
+    bot = computer(2)
+    room = open_room("r1", duel(), (ANNA, bot), Clock.new(60_000, 0), T0, rated=True).room
+    assert not room.rated  # a computer's games are never rated
+    assert next_due(room) == T0 + FIRST_MOVE_MS  # Anna first
+    moved = committed(decide(room, ANNA, Play(Explore(safe_cell(room))), None, T0 + 1_000))
+    due = next_due(moved)
+    assert due == T0 + 1_000 + pause_ms(moved) and due < T0 + 1_000 + FIRST_MOVE_MS
+    assert decide(moved, None, Tick(), None, due - 1) == Unchanged(moved)
+    answered = decide(moved, None, Tick(), None, due)
+    assert isinstance(answered, Commit) and answered.detail[0] == 1 and answered.room.game.to_move == 0
+    assert decide(moved, None, Tick(), None, due) == answered  # every process decides the same answer
+
+
+def test_a_computer_always_takes_a_rematch() -> None:
+    over = committed(decide(open_room("r1", duel(), (ANNA, computer(1)), None, T0).room, ANNA, Play(Resign()),
+                            None, T0))
+    assert committed(decide(over, ANNA, LinkRematch("r2"), None, T0)).rematch == "r2"
 
 
 # ---------------------------------------------------------------------- rematches
 
 
-def test_a_rematch_is_linked_once_with_the_seats_swapped() -> None:
+def test_a_rematch_is_offered_then_accepted_once_with_the_seats_swapped() -> None:
     over = committed(decide(playing(), ANNA, Play(Resign()), None, T0))
-    linked = committed(decide(over, BEN, LinkRematch("r2"), None, T0))
-    assert linked.rematch == "r2" and linked.version == over.version + 1
+    offered = committed(decide(over, ANNA, OfferRematch(), None, T0))
+    assert offered.rematch_offer == 0 and offered.version == over.version + 1
+    assert decide(offered, ANNA, OfferRematch(), None, T0) == Unchanged(offered)
+    refused(offered, BEN, OfferRematch(), None, T0, Refused.NO_OFFER)  # accept it instead
+    refused(offered, ANNA, LinkRematch("r2"), None, T0, Refused.NO_OFFER)  # one cannot accept one's own
+    linked = committed(decide(offered, BEN, LinkRematch("r2"), None, T0))
+    assert linked.rematch == "r2" and linked.rematch_offer is None and linked.version == offered.version + 1
     assert decide(linked, ANNA, LinkRematch("r3"), None, T0) == Unchanged(linked)
     assert rematch_players(over) == (BEN, ANNA)
+
+
+def test_a_declined_offer_makes_no_game() -> None:
+    over = committed(decide(playing(), ANNA, Play(Resign()), None, T0))
+    assert decide(over, BEN, DeclineRematch(), None, T0) == Unchanged(over)  # nothing to decline
+    offered = committed(decide(over, ANNA, OfferRematch(), None, T0))
+    declined = committed(decide(offered, BEN, DeclineRematch(), None, T0))
+    assert declined.rematch_offer is None and declined.rematch is None
+    refused(declined, BEN, LinkRematch("r2"), None, T0, Refused.NO_OFFER)
 
 
 # ---------------------------------------------------------------------- any sequence
@@ -194,7 +314,9 @@ def test_a_rematch_is_linked_once_with_the_seats_swapped() -> None:
 commands = st.one_of(
     st.builds(lambda r, c, mark: Play(Mark((r, c)) if mark else Explore((r, c))),
               st.integers(-1, 11), st.integers(-1, 11), st.booleans()),
-    st.just(Play(Resign())), st.just(Play(Timeout())), st.just(Join()), st.just(ClaimTimeout()),
+    st.just(Play(Resign())), st.just(Play(Timeout())), st.just(Play(Abort())), st.just(Join()), st.just(Tick()),
+    st.builds(Claim, st.booleans(), st.one_of(st.none(), st.integers(T0, T0 + 200_000))),
+    st.just(OfferRematch()), st.just(DeclineRematch()),
     st.builds(LinkRematch, st.sampled_from(["x1", "x2"])),
 )
 actors = st.sampled_from([ANNA, BEN, CY, None])

@@ -8,7 +8,7 @@ import msgpack
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import Explore, Mark
+from engine import Explore, Flag, Mark
 from server.edge import wire
 
 
@@ -36,7 +36,7 @@ def test_only_integers_are_integers_and_a_cell_is_only_a_pair_of_them() -> None:
         assert code_of(packed(t="move", v=v, action="explore", cell=[4, 4])) == "bad_field", v
     for cell in (["4", "4"], "4-4", [4.0, 4], [True, 4], [4], [4, 4, 4], (4,), {"r": 4}, [2**40, 1], None):
         assert code_of(packed(t="move", v=4, action="explore", cell=cell)) == "bad_field", cell
-    for action in ("flag", "", None, 1, "EXPLORE"):
+    for action in ("sweep", "", None, 1, "EXPLORE"):
         assert code_of(packed(t="move", v=4, action=action, cell=[4, 4])) == "bad_field", action
 
 
@@ -81,7 +81,8 @@ def test_both_edges_share_one_rule_for_coordinates_and_actions() -> None:
     assert isinstance(wire.parse_msgpack(packed(t="move", v=1, action="explore", cell=[top, 0])), wire.MoveMessage)
     assert code_of(packed(t="move", v=1, action="explore", cell=[top + 1, 0])) == "bad_field"
     assert wire.cell_move("explore", (1, 2)) == Explore((1, 2)) and wire.cell_move("mark", (1, 2)) == Mark((1, 2))
-    assert wire.cell_move("flag", (1, 2)) is None
+    assert wire.cell_move("flag", (1, 2)) == Flag((1, 2))  # the classic game's moves too
+    assert wire.cell_move("sweep", (1, 2)) is None
 
 
 # ---------------------------------------------------------------------- nothing raises

@@ -53,13 +53,11 @@ async def gated(redis_url: str) -> AsyncIterator[tuple[Parts, "GatedPubSub"]]:
         await built.store.close()
 
 
-class GatedPubSub:
-    """A pub/sub link whose messages wait at a gate the test opens: what the hub reads, and
-    when, is up to the test (it races an attach against a message deterministically)."""
+class PubSubOver:
+    """A pub/sub link passing everything to ``inner``: tests override :meth:`read`."""
 
     def __init__(self, inner: PubSub) -> None:
         self.inner = inner
-        self.open = None  # set on the loop by the test: an asyncio.Event
 
     async def connect(self, timeout_s: float = 5.0) -> None:
         await self.inner.connect(timeout_s)
@@ -72,6 +70,18 @@ class GatedPubSub:
 
     async def unsubscribe(self, *channels: str) -> None:
         await self.inner.unsubscribe(*channels)
+
+    async def read(self) -> tuple[str, str, object]:
+        return await self.inner.read()
+
+
+class GatedPubSub(PubSubOver):
+    """A pub/sub link whose messages wait at a gate the test opens: what the hub reads, and
+    when, is up to the test (it races an attach against a message deterministically)."""
+
+    def __init__(self, inner: PubSub) -> None:
+        super().__init__(inner)
+        self.open = None  # set on the loop by the test: an asyncio.Event
 
     async def read(self) -> tuple[str, str, object]:
         item = await self.inner.read()

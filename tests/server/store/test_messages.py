@@ -7,7 +7,7 @@ import random
 import pytest
 
 from engine import Duel, Mark
-from server.store.messages import commit_message, is_presence, presence_total, read_commit
+from server.store.messages import Attendance, commit_message, is_presence, presence_of, read_commit
 
 
 def test_a_commit_message_round_trips_and_its_head_is_read_alone() -> None:
@@ -24,7 +24,11 @@ def test_a_commit_message_round_trips_and_its_head_is_read_alone() -> None:
             read_commit(bad)
     with pytest.raises(ValueError):
         commit_message(1, b"", [], b"short")
-    assert is_presence(b"P12") and presence_total(b"P12") == 12 and not is_presence(payload)
+    assert is_presence(b"P12:-:-") and not is_presence(payload)
+    assert presence_of(b"P12:-:-") == Attendance(12, (None, None))
+    assert presence_of(b"P0:1700:-") == Attendance(0, (1700, None))
+    for attendance in (Attendance(), Attendance(3, (5, 7)), Attendance(0, (None, 9))):
+        assert Attendance.from_text(attendance.to_text()) == attendance
 
 
 def test_a_commit_message_is_the_plain_packing_of_its_parts() -> None:

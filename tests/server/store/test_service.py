@@ -7,11 +7,13 @@ import asyncio
 import pytest
 import redis.asyncio as aioredis
 
-from engine import Resign
+from engine import Explore, Resign
+from engine.clock import Clock
 from server.app import Parts
-from server.core.decide import Join, Play, Refused
+from server.core.decide import DeclineRematch, Join, Play, Refused, Tick
 from server.core.room import Player, Status
 from server.edge import new_game
+from server.metrics import Metrics
 from server.store.cache import RoomCache
 from server.store.keys import log_key, state_key
 from server.store.service import Retention, RoomRefused, RoomService
@@ -69,9 +71,68 @@ async def test_a_rematch_is_made_once_with_the_seats_swapped(parts: Parts) -> No
     with pytest.raises(RoomRefused) as e:
         await parts.rooms.rematch(room.id, CY, new_game.rematch_of)
     assert e.value.code is Refused.NOT_SEATED
+    # both ask at once: one offers, the other accepts (whichever comes first)
     first, again = await asyncio.gather(parts.rooms.rematch(room.id, ANNA, new_game.rematch_of),
                                         parts.rooms.rematch(room.id, BEN, new_game.rematch_of))
     linked = await parts.rooms.load(room.id)
-    assert linked.rematch is not None and first.id == again.id == linked.rematch
+    assert linked.rematch is not None and linked.rematch_offer is None
+    assert {first.id, again.id} == {room.id, linked.rematch}
+    assert (await parts.rooms.rematch(room.id, ANNA, new_game.rematch_of)).id == linked.rematch  # idempotent
     fresh = await parts.rooms.load(linked.rematch)
     assert fresh.players == (BEN, ANNA) and fresh.status is Status.PLAYING and fresh.version == 1
+
+
+async def test_a_rematch_offer_is_accepted_or_declined(parts: Parts) -> None:
+    room = await parts.rooms.create(new_game.duel("brettspielnetz", 4), (ANNA, BEN))
+    await parts.rooms.act(room.id, BEN, Play(Resign()))
+    offered = await parts.rooms.rematch(room.id, ANNA, new_game.rematch_of)
+    assert offered.id == room.id and offered.rematch_offer == 0 and offered.rematch is None
+    assert (await parts.rooms.rematch(room.id, ANNA, new_game.rematch_of)).rematch_offer == 0  # asked again: same
+    declined = await parts.rooms.act(room.id, BEN, DeclineRematch())
+    assert declined.rematch_offer is None and declined.rematch is None
+    again = await parts.rooms.rematch(room.id, BEN, new_game.rematch_of)  # Ben offers now
+    assert again.rematch_offer == 1
+    fresh = await parts.rooms.rematch(room.id, ANNA, new_game.rematch_of)  # and Anna accepts
+    assert fresh.id != room.id and fresh.players == (BEN, ANNA)
+
+
+async def test_a_sweeper_acting_on_an_older_version_never_drops_a_newer_due_time(parts: Parts) -> None:
+    """The due set is kept by the commit; a sweeper that read a room's due time and then
+    decided (on the version it knew) that nothing falls due may only drop that same time: a
+    move committed meanwhile has set the room's next due time (a computer's answer, a first
+    move), and dropping it would leave the room waiting for ever."""
+    store = parts.store
+    room = await parts.rooms.create(new_game.duel("brettspielnetz", 6), (ANNA, BEN), clock=Clock.new(60_000))
+    far = room.created_ms + 86_400_000
+    [(room_id, first_due)] = [d for d in await store.due_clocks(far, 10_000) if d[0] == room.id]
+    moved = await parts.rooms.act(room.id, ANNA, Play(Explore((0, 0))))
+    [(_, next_due)] = [d for d in await store.due_clocks(far, 10_000) if d[0] == room.id]
+    assert moved.version == 2 and next_due > first_due  # Ben's first move is due from Anna's
+    assert not await store.drop_clock(room_id, first_due)  # the time read before: kept
+    assert (room.id, next_due) in await store.due_clocks(far, 10_000)
+    assert await store.drop_clock(room_id, next_due)  # the current time: dropped
+    assert room.id not in {d[0] for d in await store.due_clocks(far, 10_000)}
+
+
+async def test_a_correspondence_game_times_out_once_with_nobody_connected(parts: Parts) -> None:
+    """Days per move: when the mover's days run out, the due work (any process's sweeper, no
+    socket anywhere) ends the game on time, and two processes acting at once commit it once."""
+    now = [0]
+    first, second = (RoomService(parts.store, RoomCache(), Metrics(), now_ms=lambda: now[0]) for _ in range(2))
+    room = await parts.rooms.create(new_game.duel("brettspielnetz", 8), (ANNA, BEN), clock=Clock.correspondence(3))
+    now[0] = room.created_ms + 1_000
+    await first.act(room.id, ANNA, Play(Explore((0, 0))))
+    moved = await first.act(room.id, BEN, Play(Explore((10, 10))))  # both moved: Anna's 3 days run
+    due = moved.clock.deadline_ms()
+    assert due == now[0] + 3 * 86_400_000
+    now[0] = due - 1
+    assert (await first.act(room.id, None, Tick())).version == moved.version  # not yet: nothing happens
+    now[0] = due + 1
+    assert room.id in {d[0] for d in await parts.store.due_clocks(now[0], 10_000)}  # the sweepers' work list
+    ended = await asyncio.gather(first.act(room.id, None, Tick()), second.act(room.id, None, Tick()))
+    final = await parts.rooms.load(room.id)
+    assert final.status is Status.OVER and final.version == moved.version + 1  # one commit, not two
+    assert final.game.outcome.termination == "timeout" and final.game.outcome.winner == 1
+    assert {r.version for r in ended} == {final.version}
+    record = await parts.rooms.record(room.id)
+    assert [m for m in record["moves"] if m[1] == "timeout"] == [[0, "timeout"]]

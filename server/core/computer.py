@@ -1,0 +1,83 @@
+"""Computer players: who they are in a room, when they answer, and what they play.
+
+A computer holds a seat like a person: a :class:`~server.core.room.Player` whose id names its
+level (``@bot1`` easy, ``@bot2`` medium, ``@bot3`` strong; guest ids start with ``g``, so
+nobody else can have one). Its moves go through the same decision and commit as anybody's
+(:func:`server.core.decide.decide` with a ``Tick`` when it is due), so any server process may
+make them and a restart loses nothing: the room's deadline (:mod:`server.core.due`) says when
+its answer is due, and the sweeper of whichever process sees it first plays it.
+
+It answers after a short, human-looking pause that depends only on the room and version (so
+every process agrees on it), and it sees what its seat may see and nothing else:
+:func:`reply` hands :func:`engine.bots.bot_move` the seat's view, never the game.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+
+from engine import Move
+from engine.bots import LEVELS, Level, bot_move
+
+from .room import Player, Room
+
+PREFIX = "@bot"
+NAMES = {Level.EASY: "Computer (easy)", Level.MEDIUM: "Computer (medium)", Level.STRONG: "Computer (strong)"}
+"""Display names; people cannot take them (``server.edge.guests``)."""
+PAUSE_MS = (700, 2_000)
+"""Shortest and longest pause before an answer."""
+
+
+def computer(level: int) -> Player:
+    """The player of a computer at ``level`` (1, 2 or 3); ``ValueError`` for another."""
+    if type(level) is not int or level not in LEVELS:
+        raise ValueError(f"a computer's level is one of {sorted(LEVELS)}, not {level!r}")
+    return Player(f"{PREFIX}{level}", NAMES[Level(level)])
+
+
+def level_of(player: Player | None) -> int | None:
+    """The computer level of ``player``, or ``None`` for a person (or an empty seat)."""
+    if player is None or not player.id.startswith(PREFIX):
+        return None
+    level = player.id[len(PREFIX):]
+    return int(level) if level.isdigit() and int(level) in LEVELS else None
+
+
+def has_computer(room: Room) -> bool:
+    return any(level_of(p) is not None for p in room.players)
+
+
+def to_answer(room: Room) -> int | None:
+    """The level of the computer whose turn it is in a game being played, else ``None``."""
+    if room.game.outcome is not None or None in room.players:
+        return None
+    return level_of(room.players[room.game.to_move])
+
+
+def people_away(room: Room, away_since: tuple[int | None, ...]) -> tuple[int | None, ...]:
+    """Since when each seat of ``room`` has had nobody connected, counting only people: a
+    computer is never away (it plays from the server), an open seat has nobody to be away."""
+    return tuple(since if player is not None and level_of(player) is None else None
+                 for player, since in zip(room.players, away_since, strict=False))
+
+
+def pause_ms(room: Room) -> int:
+    """How long the computer to move waits after the last change (the same in every process)."""
+    low, high = PAUSE_MS
+    return low + zlib.crc32(f"{room.id}:{room.version}".encode()) % (high - low)
+
+
+def reply(room: Room) -> Move:
+    """The move of the computer whose turn it is, made from its seat's view alone."""
+    level = to_answer(room)
+    if level is None:
+        raise ValueError("no computer is to move here")
+    seat = room.game.to_move
+    rng = random.Random(f"{room.id}:{room.version}")  # replayable, and never the layout's source
+    return bot_move(room.view(seat), level, rng)  # type: ignore[arg-type]  # a duel's View
+
+
+def slow_to_answer(room: Room) -> bool:
+    """Whether the computer to move thinks long enough (tens of ms) to be run off the loop."""
+    return to_answer(room) == Level.STRONG

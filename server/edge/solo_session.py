@@ -1,0 +1,70 @@
+"""A classic (solo) game's page: its clicks become moves, at once.
+
+A click on a hidden cell opens it (``mode=reveal``, the default) or toggles its flag
+(``mode=flag``: right clicks need JavaScript, which the site does not write); a click on an
+open number chords. There is no selection step: the player plays fast, and so a click is not
+checked against the version the page showed (``seen_version=None``): a solo board changes only
+by its player's own clicks, and a click whose cell another click has opened meanwhile is
+refused as already open, changing nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import Chord, Flag, Reveal
+from engine.classic_view import FLAG
+
+from ..core.decide import Play, Refused
+from ..core.room import Player
+from ..store.service import RoomRefused
+from ..web.html_codec import HtmlCodec
+from . import wire
+
+NOTICES = {
+    Refused.CELL_NOT_HIDDEN: "That cell is already open.",
+    Refused.CELL_FLAGGED: "That cell has a flag: switch to flag mode to take it away.",
+    Refused.CHORD_NOT_SATISFIED: "A number opens its neighbours only when exactly that many flags are around it.",
+    Refused.GAME_OVER: "The game is over.",
+}
+
+
+class SoloSession:
+    def __init__(self, conn: Any, player: Player | None, room_id: str, state: Any, html: HtmlCodec) -> None:
+        self.conn = conn
+        self.player = player
+        self.room_id = room_id
+        self.rooms = state.rooms
+        self.html = html
+
+    def notice(self, message: str, kind: str = "info") -> None:
+        self.conn.push(self.html.notice(message, kind))
+
+    async def handle(self, msg: wire.BrowserMessage, started: float) -> None:
+        if self.conn.viewer != 0:
+            self.notice("You are watching this game; only its player can play.")
+            return
+        if not isinstance(msg, wire.CellClick):
+            return  # no buttons but cells on a solo page
+        room = await self.rooms.latest(self.room_id)
+        view = room.view(0)
+        r, c = msg.cell
+        if not (0 <= r < view.height and 0 <= c < view.width):
+            self.notice("That cell is not on the board.", "error")
+            return
+        ch = view.rows[r][c]
+        if ch.isdigit():
+            move: Any = Chord(msg.cell)
+        elif msg.mode == "flag":
+            move = Flag(msg.cell)
+        elif ch == FLAG:
+            self.notice(NOTICES[Refused.CELL_FLAGGED])
+            return
+        else:
+            move = Reveal(msg.cell)
+        try:
+            await self.rooms.act(self.room_id, self.player, Play(move), None, started)
+        except RoomRefused as exc:
+            self.notice(NOTICES.get(exc.code, exc.message), "info" if exc.code in NOTICES else "error")
+            return
+        self.notice("")

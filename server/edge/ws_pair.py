@@ -1,0 +1,185 @@
+"""The quick-pairing websocket (``/pair/ws?pool=<pool id>``): the socket IS the browser's seek.
+
+The "Looking for an opponent…" page (:mod:`server.web.pair_pages`) connects with the htmx ws
+extension. The handler seeks (:meth:`server.store.matchmaker.Pairing.seek`, no time limit)
+for as long as the socket is open: closing the tab, leaving the page or losing the connection
+cancels the seek, which removes it from its pool (a lost connection that htmx re-opens seeks
+again). The page's buttons send ``{"action": "cancel"}`` or ``{"action": "computer"}``
+(``ws-send`` forms): the seek is ended through the store (so a pair formed a moment before
+still wins and lands the player in that game), then the page shows the way home, or the
+player gets a game against the medium computer. After ``settings.pairing_computer_after_s``
+alone the server adds the "Play the computer instead" button.
+
+Frames down are HTML elements swapped by id: ``#pair-status`` and ``#pair-actions``. Once
+paired, ``#pair-status`` carries an element that GETs ``/pair/landing?game=<id>`` on load,
+answered with ``HX-Redirect: /g/<id>``: the page becomes the game's page, for both players at
+once. Then the socket closes with 1000 (htmx does not reopen it).
+
+Guards as on every websocket (:func:`~server.edge.admission.admitted`: foreign ``Origin`` 403,
+too many sockets 429; frames within size and budget); identity from the guest cookie. A seek
+of the same player elsewhere (another tab) is taken over: it ends there, and this one seeks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+from starlette.routing import WebSocketRoute
+from starlette.websockets import WebSocket
+
+from engine import SPECTATOR
+
+from ..core.pools import POOLS, Pool
+from ..core.room import Player
+from ..outage import redis_down
+from ..store.matchmaker import AlreadySeeking, Paired, Pairing, Unpaired
+from ..web.site import web_of
+from . import new_game
+from .admission import admitted
+from .frames import client_frames
+from .outbox import Outbox
+from .raw_send import frame_sender
+
+log = logging.getLogger("mineduel.ws_pair")
+
+NORMAL = 1000
+POLICY = 1008
+SERVER_ERROR = 1011
+ACTIONS = ("cancel", "computer")
+END_BOUND_S = 5.0
+"""How long ending a seek may take before its task is simply cancelled."""
+
+
+async def _pair_socket(websocket: WebSocket) -> None:
+    state = websocket.app.state
+    web = web_of(websocket)
+    player = web.player_of(websocket)
+    pool = POOLS.get(websocket.query_params.get("pool", ""))
+    await websocket.accept()
+    websocket.scope["mineduel.player"] = player.id if player else None
+    if player is None or pool is None:
+        reason = "pick a name first" if player is None else "unknown pool"
+        await websocket.send_text(_render(web, "status", text="That search cannot start here.", home=True))
+        await websocket.close(POLICY, reason)
+        return
+
+    async def close(code: int, reason: str) -> None:
+        await websocket.close(code, reason)
+
+    conn = Outbox(SPECTATOR, "html", player.id, frame_sender(websocket, text=True), close,
+                  maxsize=state.settings.send_queue, inline=state.settings.inline_send)
+    writer = asyncio.create_task(conn.run(), name="ws-pair-writer")
+    try:
+        await _seek_while_open(websocket, conn, await state.guests.current(player), pool)
+    except Exception as exc:  # Redis away: htmx reopens the socket later (1011), which seeks again
+        if not redis_down(state.metrics, "pairing_socket", exc, player=player.id):
+            log.exception("pairing socket failed")
+        conn.send(_render(web, "status", text="The service is interrupted; trying again shortly…"))
+        conn.close(SERVER_ERROR, "service interrupted")
+    finally:
+        await conn.finish(writer)
+
+
+async def _seek_while_open(websocket: WebSocket, conn: Outbox, me: Player, pool: Pool) -> None:
+    """Seek until paired, or until the page asks otherwise or goes away; then land or say so."""
+    state = websocket.app.state
+    pairing: Pairing = state.pairing
+    seek = asyncio.create_task(_seek_taking_over(pairing, me, pool), name="ws-pair-seek")
+    asked = asyncio.create_task(_action(websocket, conn), name="ws-pair-actions")
+    try:
+        offer_s = state.settings.pairing_computer_after_s or None
+        done, _ = await asyncio.wait({seek, asked}, timeout=offer_s, return_when=asyncio.FIRST_COMPLETED)
+        if not done:  # alone for a while: offer the computer, and wait on
+            conn.send(_render(web_of(websocket), "actions", computer=True))
+            await asyncio.wait({seek, asked}, return_when=asyncio.FIRST_COMPLETED)
+        if seek.done():
+            result = seek.result()
+            action = None
+        else:
+            action = asked.result()
+            if action is None:  # the page went away: the seek's cancel removes it from its pool
+                return
+            result = await _end(pairing, me, seek)
+        await _answer(websocket, conn, me, pool, result, action)
+    finally:
+        for task in (seek, asked):
+            task.cancel()
+        await asyncio.gather(seek, asked, return_exceptions=True)
+
+
+async def _answer(websocket: WebSocket, conn: Outbox, me: Player, pool: Pool, result: Paired | Unpaired,
+                  action: str | None) -> None:
+    """Tell the page how the seek ended, and close normally."""
+    web = web_of(websocket)
+    if isinstance(result, Paired):
+        conn.send(_render(web, "landing", game=result.room_id, opponent=result.opponent.name))
+    elif action == "computer":
+        room, _seat = await new_game.computer_game(websocket.app.state.rooms, pool, me)
+        conn.send(_render(web, "landing", game=room.id, opponent="the computer"))
+    elif action == "cancel":
+        conn.send(_render(web, "status", text="You stopped looking for an opponent.", home=True))
+    else:  # ended elsewhere: the player's seek in another tab took over
+        conn.send(_render(web, "status", text="This search ended: you started another one.", home=True))
+    conn.send(_render(web, "actions", computer=False, over=True))
+    conn.close(NORMAL, "")
+
+
+async def _seek_taking_over(pairing: Pairing, me: Player, pool: Pool) -> Paired | Unpaired:
+    """Seek without a time limit; a seek of the same player elsewhere is ended first (the
+    newest page wins: a reloaded page seeks while its old socket's seek is still being ended)."""
+    for _ in range(3):
+        try:
+            return await pairing.seek(me, pool, wait_s=None)
+        except AlreadySeeking:
+            await pairing.cancel(me.id)
+    try:
+        return await pairing.seek(me, pool, wait_s=None)
+    except AlreadySeeking:  # two pages taking turns: this one gives way
+        return Unpaired.CANCELLED
+
+
+async def _end(pairing: Pairing, me: Player, seek: asyncio.Task[Paired | Unpaired]) -> Paired | Unpaired:
+    """End the seek through the store, so a pair formed a moment before still counts; asked
+    again while it is not stored yet (bounded), then its task is cancelled."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + END_BOUND_S
+    while loop.time() < deadline:
+        await pairing.cancel(me.id)
+        done, _ = await asyncio.wait({seek}, timeout=0.1)
+        if done:
+            return seek.result()
+    seek.cancel()
+    return Unpaired.CANCELLED
+
+
+async def _action(websocket: WebSocket, conn: Outbox) -> str | None:
+    """The first action the page sends (``cancel`` or ``computer``); ``None`` once it goes
+    away. Anything else is read within the frame limits and ignored."""
+    async for frame in client_frames(websocket, websocket.app.state.settings, conn):
+        action = _action_of(frame)
+        if action is not None:
+            return action
+    return None
+
+
+def _action_of(frame: bytes | str) -> str | None:
+    try:
+        data: Any = json.loads(frame)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    action = data.get("action") if isinstance(data, dict) else None
+    return action if action in ACTIONS else None
+
+
+def _render(web: Any, part: str, **context: Any) -> str:
+    """One of the pairing page's elements (``web/templates/_pair.html``), as a frame."""
+    macro = getattr(web.env.get_template("_pair.html").module, part)
+    return str(macro(**context))
+
+
+pair_socket = admitted(_pair_socket)
+
+routes = [WebSocketRoute("/pair/ws", pair_socket)]

@@ -1,0 +1,392 @@
+"""Quick pairing, the per-process service (``app.state.pairing``): seekers wait here until paired.
+
+:meth:`Pairing.seek` is the whole surface an edge needs: it enters the seek
+(:class:`~server.store.pairing.PairingStore`, one script call that pairs at once when a partner
+fits) and waits until paired, until ``wait_s`` pass, or until the caller cancels it (the HTTP
+route when its client closes the request; the lobby websocket when it closes) — either way the
+seek is gone from the pool before ``seek`` returns or re-raises.
+
+A pair forms in one script call, in the process that made it: a new seek's own call, or any
+process's match pass (every ``tick_s`` every process matches every pool that has seekers, since
+windows widen with waiting; the scripts are atomic, so running everywhere is safe). That
+process opens the room (``make_game``, under the room id the pair carries) and then announces
+the pair on the pairing channel; every process listens there on a pub/sub link of its own and
+wakes its waiters of that pair at once. Each waiter marks its pair taken before it answers.
+
+Each tick also pushes on the liveness of this process's seeks and asks which were paired or
+are gone: that is how a waiter learns its pair when the announcement was lost (the link
+dropped; it also asks at once after reconnecting) or never sent. **Recovery:** a pair whose
+room is still missing ``grace_ms`` after it formed had its opener die between the script and
+the room (or fail): the waiter opens it itself, under the same room id. Opening is the room's
+create-if-absent commit, so however many processes try, there is one room, and both players are
+told of it; the dead opener's own seeker, if it seeks again within the pair's lifetime, is
+handed that game. Going back to the pool instead would race with a slow opener: the room is
+another slot, so no script can make "open the room" and "return to the pool" exclusive, and a
+player could end up in the pool and in a game with a running clock at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from ..core.pools import POOLS, Pool
+from ..core.room import Player
+from ..logs import event
+from ..metrics import Metrics
+from ..outage import redis_down
+from .pairing import Answer, Pair, PairingStore, Ticket
+from .pubsub import PubSub
+from .service import wall_ms
+
+log = logging.getLogger("mineduel.pairing")
+
+MakeGame = Callable[[Pool, tuple[Player, Player], str], Awaitable[bool]]
+"""``make_game(pool, (seat 0, seat 1), room_id)``: open the pool's game under ``room_id`` with
+the players seated; True if this call opened it, False if it was open already."""
+RatingOf = Callable[[str, str], Awaitable[float]]
+"""``rating_of(player_id, category)``: the player's rating in a rating category."""
+
+GRACE_MS = 3_000
+LINK_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class Paired:
+    """A seek's happy end: the game to play and the seat in it."""
+
+    room_id: str
+    seat: int
+    opponent: Player
+    pool: Pool
+
+
+class Unpaired(StrEnum):
+    """A seek's end without a game."""
+
+    TIMED_OUT = "timed_out"
+    """Nobody came within ``wait_s`` (a caller may then offer the computer)."""
+    CANCELLED = "cancelled"
+    """Ended by :meth:`Pairing.cancel` (from any process), or the service closed."""
+
+
+class AlreadySeeking(Exception):
+    """The player seeks already (in this pool or another, on any process); nothing changed."""
+
+    code = "already_seeking"
+
+
+class _Closing:
+    """What a waiter is told when the service shuts down: end as after a timeout."""
+
+
+CLOSING = _Closing()
+Woken = tuple[Pair, bool] | _Closing | None
+"""A waiter's wake-up: its pair and whether its room is known to be open; closing; or ``None``
+(cancelled elsewhere, or gone)."""
+
+
+@dataclass(eq=False)
+class _Waiter:
+    ticket: Ticket
+    woken: asyncio.Future[Woken]
+    stored: bool = False
+    """Its seek waits in Redis (so the ticks keep it alive)."""
+
+
+class Pairing:
+    """This process's seekers and its part in pairing everybody's."""
+
+    def __init__(self, store: PairingStore, pubsub: PubSub, make_game: MakeGame, rating_of: RatingOf,
+                 metrics: Metrics, *, tick_s: float = 1.0, grace_ms: int = GRACE_MS,
+                 now_ms: Callable[[], int] = wall_ms) -> None:
+        self.store = store
+        self.pubsub = pubsub
+        self.make_game = make_game
+        self.rating_of = rating_of
+        self.metrics = metrics
+        self.tick_s = tick_s
+        self.grace_ms = grace_ms
+        self.now_ms = now_ms
+        self.stats = {"pairing_seeks": 0, "pairing_formed": 0, "pairing_matched": 0, "pairing_timeouts": 0,
+                      "pairing_recovered": 0, "pairing_reconnects": 0}
+        self._waiters: dict[str, _Waiter] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._background: set[asyncio.Task[Any]] = set()
+        self._poke = asyncio.Event()
+        self._stopping = False
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        """Subscribe to the pairing channel (confirmed before this returns), then start the
+        listener and the ticks."""
+        await self._link()
+        self._tasks = [asyncio.create_task(self._listen(), name="pairing-listener"),
+                       asyncio.create_task(self._ticks(), name="pairing-ticks")]
+
+    async def close(self) -> None:
+        """End every local seek as if it timed out (bounded), then stop."""
+        for waiter in list(self._waiters.values()):
+            _wake(waiter, CLOSING)
+        for _ in range(200):  # at most 2 s
+            if not self._waiters:
+                break
+            await asyncio.sleep(0.01)
+        self._stopping = True
+        await _stop([*self._tasks, *self._background])
+        await self.pubsub.close()
+
+    # ------------------------------------------------------------------ what edges call
+
+    async def seek(self, player: Player, pool: Pool, wait_s: float | None = 30.0,
+                   rating: float | None = None) -> Paired | Unpaired:
+        """Seek a game in ``pool`` for up to ``wait_s`` seconds (``None``: until cancelled).
+
+        Returns :class:`Paired` once the game is open, :attr:`Unpaired.TIMED_OUT` after
+        ``wait_s``, or :attr:`Unpaired.CANCELLED` when :meth:`cancel` ended it (or the service
+        closed). Raises :class:`AlreadySeeking` if the player seeks already.
+        Cancelling the call ends the seek (its cleanup runs in the background); a pair formed a
+        moment before stands and is handed to the player's next seek. ``rating``: default the
+        player's rating in the pool's category (``rating_of``); casual pools ignore it.
+        """
+        if rating is None:
+            rating = await self.rating_of(player.id, pool.category) if pool.category else 0.0
+        ticket = Ticket.new(player, pool, rating, self.now_ms())
+        waiter = _Waiter(ticket, asyncio.get_running_loop().create_future())
+        self._waiters[ticket.seek] = waiter
+        self.stats["pairing_seeks"] += 1
+        try:
+            reply = await self.store.seek(ticket, ticket.joined_ms)
+            if reply.answer is Answer.ALREADY_SEEKING:
+                raise AlreadySeeking("you are seeking already: one seek at a time")
+            if reply.pair is not None:  # formed by this call, or handed from an earlier seek
+                if reply.answer is Answer.FORMED:
+                    self.stats["pairing_formed"] += 1
+                    await self._open(reply.pair, told=ticket)
+                else:
+                    await self._room_ready(reply.pair)
+                return _paired(reply.pair, player)
+            waiter.stored = True
+            return await self._wait(waiter, wait_s)
+        except asyncio.CancelledError:
+            self._spawn(self._abandon(ticket))
+            raise
+        finally:
+            self._waiters.pop(ticket.seek, None)
+
+    async def cancel(self, player_id: str) -> bool:
+        """End the player's waiting seek, wherever it waits (its ``seek`` returns
+        :attr:`Unpaired.CANCELLED`).
+        True if one was waiting."""
+        ticket = await self.store.seek_of(player_id)
+        if ticket is None:
+            return False
+        reply = await self.store.end(ticket, take=False, tell=True)
+        waiter = self._waiters.get(ticket.seek)
+        if waiter is not None and reply.answer is Answer.CANCELLED:
+            _wake(waiter, None)
+        return reply.answer is Answer.CANCELLED
+
+    async def pools_census(self) -> dict[str, int]:
+        """Seekers waiting in each pool, over all processes (pool id → count)."""
+        return await self.store.census()
+
+    # ------------------------------------------------------------------ a seek's end
+
+    async def _wait(self, waiter: _Waiter, wait_s: float | None) -> Paired | Unpaired:
+        ticket = waiter.ticket
+        timed_out = False
+        try:
+            async with asyncio.timeout(wait_s):
+                woken = await waiter.woken
+        except TimeoutError:
+            woken, timed_out = CLOSING, True
+        if isinstance(woken, _Closing):  # timed out or closing: end it, unless it was paired meanwhile
+            self.stats["pairing_timeouts"] += timed_out
+            reply = await self.store.end(ticket, take=True)
+            if reply.pair is None:
+                return Unpaired.TIMED_OUT if timed_out else Unpaired.CANCELLED
+            await self._room_ready(reply.pair)
+            return _paired(reply.pair, ticket.player)
+        if woken is None:
+            return Unpaired.CANCELLED
+        pair, ready = woken
+        if not ready:
+            await self._room_ready(pair)
+        await self.store.end(ticket, take=True)  # told before answering: a next seek starts afresh
+        return _paired(pair, ticket.player)
+
+    async def _abandon(self, ticket: Ticket) -> None:
+        """A cancelled seek: gone from the pool; a pair it had formed gets its room all the same."""
+        reply = await self.store.end(ticket, take=False)
+        if reply.pair is not None:
+            await self._room_ready(reply.pair)
+
+    async def _room_ready(self, pair: Pair) -> None:
+        """Return once ``pair``'s room is open: its opener's work, or ours after the grace."""
+        deadline = pair.formed_ms + self.grace_ms
+        while not await self.store.room_exists(pair.room):
+            left_ms = deadline - self.now_ms()
+            if left_ms <= 0:
+                self.stats["pairing_recovered"] += 1
+                event(log, "pairing_recovered", room=pair.room, pool=pair.pool.id)
+                await self._open(pair, told=None)
+                return
+            await asyncio.sleep(min(0.02, left_ms / 1000))
+
+    async def _open(self, pair: Pair, told: Ticket | None) -> None:
+        """Open the pair's room, then tell every process (and the local waiters at once)."""
+        await self.make_game(pair.pool, pair.players, pair.room)
+        await self.store.announce(pair, told)
+        self._wake_pair(pair)
+
+    # ------------------------------------------------------------------ waking waiters
+
+    def _wake_pair(self, pair: Pair, ready: bool = True) -> None:
+        for seek in pair.seeks:
+            waiter = self._waiters.get(seek)
+            if waiter is not None:
+                _wake(waiter, (pair, ready))
+
+    def _on_message(self, payload: object) -> None:
+        try:
+            data = json.loads(payload)  # type: ignore[arg-type]
+            if "ended" in data:
+                waiter = self._waiters.get(data["ended"])
+                if waiter is not None:
+                    _wake(waiter, None)
+            else:
+                self._wake_pair(Pair.from_json(payload))  # type: ignore[arg-type]
+        except (ValueError, KeyError, TypeError):
+            log.warning("pairing: an unreadable message on the pairing channel")
+
+    # ------------------------------------------------------------------ the link and the ticks
+
+    async def _link(self) -> None:
+        await self.pubsub.connect(LINK_TIMEOUT_S)
+        await self.pubsub.subscribe(self.store.channel)
+        async with asyncio.timeout(LINK_TIMEOUT_S):
+            while (await self.pubsub.read())[0] != "subscribe":
+                pass
+
+    async def _listen(self) -> None:
+        """Read the pairing channel; after a drop, reconnect (backoff ≤ 2 s) and tick at once,
+        since announcements sent meanwhile were lost."""
+        while not self._stopping:
+            try:
+                while True:
+                    kind, _channel, payload = await self.pubsub.read()
+                    if kind == "message":
+                        self._on_message(payload)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if not redis_down(self.metrics, "pairing_pubsub", exc):
+                    log.exception("pairing: the listener failed; relinking")
+            await self._relink()
+            self.stats["pairing_reconnects"] += 1
+            self._poke.set()
+
+    async def _relink(self) -> None:
+        backoff = 0.05
+        while not self._stopping:
+            await asyncio.sleep(backoff)
+            backoff = min(2 * backoff, 2.0)
+            with contextlib.suppress(Exception):
+                await self.pubsub.close()
+                await self._link()
+                return
+
+    async def _ticks(self) -> None:
+        failing = 0
+        while not self._stopping:
+            try:
+                await self.tick()
+                if failing:
+                    event(log, "pairing_resumed", failed_ticks=failing)
+                failing = 0
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if not failing and not redis_down(self.metrics, "pairing", exc):
+                    log.exception("pairing tick failed")
+                failing += 1
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.tick_s):  # not wait_for: on 3.11 it can swallow a cancel
+                    await self._poke.wait()
+            self._poke.clear()
+
+    async def tick(self) -> None:
+        """Keep this process's seeks alive (and learn their pairs), forget dead seeks, and
+        pair what waits in every pool that has seekers."""
+        now = self.now_ms()
+        await self._refresh(now)
+        await self.store.sweep(now)
+        for pool_id, count in (await self.store.census()).items():
+            if count:
+                pairs = await self.store.match(POOLS[pool_id], now)
+                self.stats["pairing_matched"] += len(pairs)
+                await asyncio.gather(*(self._open_logged(pair) for pair in pairs))
+
+    async def _refresh(self, now: int) -> None:
+        waiters = [w for w in self._waiters.values() if w.stored and not w.woken.done()]
+        states = await self.store.refresh([w.ticket.seek for w in waiters], now)
+        for waiter, state in zip(waiters, states, strict=True):
+            if isinstance(state, Pair):
+                _wake(waiter, (state, False))
+            elif state is False:
+                _wake(waiter, None)
+
+    async def _open_logged(self, pair: Pair) -> None:
+        try:
+            await self._open(pair, told=None)
+        except Exception as exc:  # its waiters open it after the grace
+            if not redis_down(self.metrics, "pairing_open", exc, room=pair.room):
+                log.exception("pairing: opening room %s failed", pair.room)
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(self._logged(work))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _logged(self, work: Coroutine[Any, Any, None]) -> None:
+        try:
+            await work
+        except Exception as exc:  # a cancelled seek that Redis could not end: it dies with its liveness
+            if not redis_down(self.metrics, "pairing_end", exc):
+                log.exception("pairing: ending a cancelled seek failed")
+
+
+async def _stop(tasks: list[asyncio.Task[Any]]) -> None:
+    """Cancel ``tasks`` and wait for them, cancelling again while any runs on (bounded: 5 s).
+
+    Again, because a cancel can be lost inside redis-py's calls on Python 3.11 (seen in the
+    tests: the ticks went on after ``cancel()``); the loops also stop on ``_stopping``."""
+    for _ in range(50):
+        running = [task for task in tasks if not task.done()]
+        if not running:
+            break
+        for task in running:
+            task.cancel()
+        await asyncio.wait(running, timeout=0.1)
+    for task in tasks:
+        if task.done() and not task.cancelled():
+            task.exception()  # retrieved: a failure was logged where it happened
+
+
+def _wake(waiter: _Waiter, woken: Woken) -> None:
+    if not waiter.woken.done():
+        waiter.woken.set_result(woken)
+
+
+def _paired(pair: Pair, player: Player) -> Paired:
+    seat = pair.seat_of(player.id)
+    assert seat is not None, "a pair handed to a player not in it"
+    return Paired(pair.room, seat, pair.players[1 - seat], pair.pool)

@@ -1,0 +1,164 @@
+"""What finished games leave behind: ratings, the classic game's leaderboards and personal bests.
+
+The room service hands every room whose commit ended the game to :meth:`Results.finished`;
+when the committing process dies before it is done, another process's sweeper hands it again
+(``server.store.sweeper``), so everything here is idempotent:
+
+- a **rated** duel (:func:`rated_result`: rated, with a clock, and not aborted) moves both
+  players' ratings in its category by :meth:`server.store.players.Ratings.apply_result`,
+  exactly once per game whoever calls it how often (the script's game mark);
+- a won classic game on a preset board is put on the all-time and the day's leaderboard of its
+  preset and mode (``classic`` or ``no-guess``), ranked by time, and becomes the player's best
+  if it is one: one script, idempotent (a result is unique per game), all keys in the ``{solo}``
+  slot. Custom boards are not ranked.
+
+A failure is logged and counted (``mineduel_settle_failures``), never raised: the game is
+committed either way, and :meth:`Results.finished` says whether to try again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from engine.classic import PRESETS
+from engine.events import CLEARED
+
+from ..core.computer import level_of
+from ..core.ratings import rated_category, score_of
+from ..core.room import Room
+from ..logs import event
+from ..metrics import Metrics
+from ..outage import redis_down
+from .players import Ratings
+from .store import Store
+
+log = logging.getLogger("mineduel.results")
+
+MODES = ("classic", "no-guess")
+KEEP = 500
+DAY_TTL_S = 3 * 86_400
+
+
+@dataclass(frozen=True, slots=True)
+class SoloResult:
+    room: str
+    player_id: str
+    name: str
+    preset: str
+    mode: str
+    time_ms: int
+    three_bv: int
+    clicks: int
+    ended_ms: int
+
+    @property
+    def bv_per_s(self) -> float:
+        return self.three_bv / max(self.time_ms, 1) * 1000
+
+    @property
+    def efficiency(self) -> float:
+        """3BV per click made (1.0 = no click wasted)."""
+        return self.three_bv / max(self.clicks, 1)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> "SoloResult":
+        return cls(**json.loads(text))
+
+
+def day_of(ms: int) -> str:
+    """``d<yyyymmdd>`` of a UTC time in ms (the period key of a day's leaderboard)."""
+    return "d" + time.strftime("%Y%m%d", time.gmtime(ms / 1000))
+
+
+def solo_result(room: Room) -> SoloResult | None:
+    """The leaderboard entry of a finished classic room: a win on a preset board, else ``None``."""
+    game: Any = room.game
+    outcome = game.outcome
+    if room.kind != "classic" or outcome is None or outcome.termination != CLEARED or room.players[0] is None:
+        return None
+    settings = game.settings
+    if settings["preset"] not in PRESETS or room.started_ms is None or room.ended_ms is None:
+        return None
+    view = game.view(0)
+    return SoloResult(room.id, room.players[0].id, room.players[0].name, settings["preset"],
+                      "no-guess" if settings["no_guess"] else "classic", room.ended_ms - room.started_ms,
+                      view.three_bv, sum(view.clicks), room.ended_ms)
+
+
+def rated_result(room: Room) -> tuple[str, tuple[str, str], float] | None:
+    """What a finished room does to ratings: ``(category, (seat 0's id, seat 1's id), seat 0's
+    score)``, or ``None`` when it is not rated (casual, untimed, against the computer, not a
+    duel) or has no result (aborted, not over)."""
+    outcome = room.game.outcome
+    category = rated_category(room.kind, room.rated, room.clock)
+    if category is None or outcome is None or room.ended_ms is None or len(room.players) != 2:
+        return None
+    first, second = room.players
+    if first is None or second is None or level_of(first) is not None or level_of(second) is not None:
+        return None
+    score = score_of(outcome)
+    if score is None:
+        return None
+    return category, (first.id, second.id), score
+
+
+class Results:
+    def __init__(self, store: Store, metrics: Metrics, ratings: Ratings | None = None) -> None:
+        self.store = store
+        self.metrics = metrics
+        self.ratings = ratings
+        """Where rated games are applied (``None``: this service rates nothing)."""
+
+    async def finished(self, room: Room) -> bool:
+        """``room``'s game is over: record what it leaves behind. True when all of it is
+        recorded (now or before); False when something failed (logged and counted, never
+        raised: the caller tries again later, which is safe)."""
+        rated = await self._rate(room)
+        result = solo_result(room)
+        if result is None:
+            return rated
+        try:
+            await self.store.record_solo(result.preset, result.mode, day_of(result.ended_ms), result.player_id,
+                                         result.to_json(), result.time_ms, KEEP, DAY_TTL_S)
+        except Exception as exc:
+            redis_down(self.metrics, "results", exc, room=room.id)
+            self.metrics.settle_failures.labels("solo").inc()
+            return False
+        return rated
+
+    async def _rate(self, room: Room) -> bool:
+        rated = rated_result(room)
+        if rated is None or self.ratings is None:
+            return True
+        category, players, score = rated
+        assert room.ended_ms is not None  # rated_result checked
+        try:
+            applied = await self.ratings.apply_result(room.id, category, players, score, room.ended_ms)
+        except ValueError:  # not a game that can be rated: nothing to try again
+            log.exception("game %s cannot be rated", room.id)
+            return True
+        except Exception as exc:  # Redis away, or the players' ratings kept changing (RatingBusy)
+            self.metrics.settle_failures.labels("rating").inc()
+            event(log, "rating_failed", level=logging.WARNING, room=room.id, category=category,
+                  error=type(exc).__name__)
+            return False
+        if applied:
+            event(log, "rating_applied", room=room.id, category=category, score=score)
+        return True
+
+    async def leaderboard(self, preset: str, mode: str, period: str, count: int = 50) -> list[SoloResult]:
+        """``period``: ``all``, ``today`` or ``d<yyyymmdd>``."""
+        if period == "today":
+            period = day_of(time.time_ns() // 1_000_000)
+        return [SoloResult.from_json(text) for text in await self.store.solo_board(preset, mode, period, count)]
+
+    async def bests(self, player_id: str) -> dict[tuple[str, str], SoloResult]:
+        found = await self.store.solo_bests(player_id)
+        return {tuple(key.split(":", 1)): SoloResult.from_json(text) for key, text in found.items()}  # type: ignore[misc]

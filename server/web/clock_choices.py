@@ -1,0 +1,40 @@
+"""The clocks a page offers (the home page's challenge, a player's page's "Challenge this
+player"), in one table: each choice's form value, its label and the clock it makes."""
+
+from __future__ import annotations
+
+from engine.clock import Clock
+
+CLOCK_CHOICES: tuple[tuple[str, str], ...] = (
+    ("none", "No clock"),
+    ("60+1", "1 min + 1 s per move"),
+    ("180+2", "3 min + 2 s per move"),
+    ("300+0", "5 min"),
+    ("300+3", "5 min + 3 s per move"),
+    ("600+5", "10 min + 5 s per move"),
+    ("1d", "1 day per move"),
+    ("3d", "3 days per move"),
+    ("7d", "7 days per move"),
+)
+"""(form value, label); a rated game needs one with a clock."""
+CLOCKS: dict[str, tuple[int, int] | tuple[str, int]] = {
+    "60+1": (60_000, 1_000),
+    "180+2": (180_000, 2_000),
+    "300+0": (300_000, 0),
+    "300+3": (300_000, 3_000),
+    "600+5": (600_000, 5_000),
+    "1d": ("days", 1),
+    "3d": ("days", 3),
+    "7d": ("days", 7),
+}
+"""What each clock choice makes (``none`` and anything unknown: untimed)."""
+
+
+def clock_of(field: object) -> Clock | None:
+    """A clock from a form's choice (anything unknown: untimed)."""
+    choice = CLOCKS.get(str(field))
+    if choice is None:
+        return None
+    if choice[0] == "days":
+        return Clock.correspondence(int(choice[1]))
+    return Clock.new(int(choice[0]), choice[1])

@@ -1,0 +1,83 @@
+"""What a finished game's page says besides its board: the fairness check, the replay bar and
+the rematch offer (plain values)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine import View, cell_name, verify
+
+from ..core.decide import accepts_rematch
+from ..core.room import Room
+
+# ---------------------------------------------------------------------- the fairness check and the replay
+
+
+@dataclass(frozen=True, slots=True)
+class FairLook:
+    commitment: str
+    salt: str | None
+    verified: bool | None
+    """``None`` while the game is on (nothing to check yet)."""
+    mines: str = ""
+
+
+def fair_look(view: View) -> FairLook:
+    if view.salt is None or view.mines is None:
+        return FairLook(view.commitment, None, None)
+    ok = verify(view.commitment, view.width, view.height, view.mines, view.salt)
+    return FairLook(view.commitment, view.salt, ok, " ".join(cell_name(m) for m in view.mines))
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayLook:
+    room_id: str
+    at: int
+    """Moves applied (0 = the start); ``total`` = the final position."""
+    total: int
+    scores: tuple[int, int]
+    line: str
+    """The move-list text of move ``at`` (empty at the start)."""
+    odds: bool = False
+    """The odds overlay is on: the steps keep it on."""
+
+    @property
+    def first(self) -> bool:
+        return self.at == 0
+
+    @property
+    def last(self) -> bool:
+        return self.at >= self.total
+
+    def href(self, at: int) -> str:
+        return f"/g/{self.room_id}/replay?at={max(0, min(at, self.total))}" + ("&odds=1" if self.odds else "")
+
+
+@dataclass(frozen=True, slots=True)
+class OfferLook:
+    state: str | None
+    """``theirs`` (the viewer may accept or decline), ``mine`` (waiting for the answer),
+    ``declined`` (the last offer was declined or withdrawn) or ``None``."""
+    by: str = ""
+    """Who offered (its name)."""
+    to: str = ""
+    """Who is asked (its name)."""
+    text: str = ""
+    instant: bool = False
+    """A rematch needs nobody's answer (the opponent is a computer): "Play again"."""
+
+
+def rematch_offer_look(room: Room, viewer: int) -> OfferLook:
+    """What the end screen says about a rematch offer, for ``viewer``."""
+    names = [p.name if p else "" for p in room.players]
+    offer, declined = room.rematch_offer, room.rematch_declined
+    instant = viewer in (0, 1) and accepts_rematch(room, viewer) and offer is None
+    if offer is not None:
+        state = "mine" if offer == viewer else "theirs"
+        return OfferLook(state, names[offer], names[1 - offer] if len(names) > 1 else "")
+    if declined is not None:
+        text = "You declined the rematch." if declined == viewer else f"{names[declined]} declined the rematch."
+        return OfferLook("declined", text=text, instant=instant)
+    return OfferLook(None, instant=instant)
+
+

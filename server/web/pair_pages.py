@@ -1,0 +1,101 @@
+"""Quick pairing in the browser: the home page's pool buttons post here, the "Looking for an
+opponent…" page holds the seek through its websocket (:mod:`server.edge.ws_pair`), and the
+landing answer takes both players into their game. No script of ours: forms, the htmx ws
+extension, and one ``hx-get`` answered with ``HX-Redirect``.
+
+- ``POST /pair`` (``pool`` = ``<time control>/<rated|casual>``, ``ruleset``): for the visitor's
+  guest (made now, with a generated name, if they have none yet, as "Play the computer"
+  does), 303 to the page of that pool.
+- ``GET /pair?pool=<pool id>``: the page; its socket seeks while it is open.
+- ``GET /pair/landing?game=<id>``: ``HX-Redirect: /g/<id>`` for htmx (a plain 303 otherwise).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from engine import RULESETS
+
+from ..core.pools import POOLS, TIME_CONTROLS, Pool
+from ..edge.csp import SecurityHeaders
+from ..edge.limits import Limited
+from .site import (
+    ROOM_ID,
+    error_page,
+    form_of,
+    guest_of,
+    limited_page,
+    redirect,
+    redirect_as,
+    same_origin,
+    web_of,
+)
+
+RULESET_NAMES = {"brettspielnetz": "Brettspielnetz", "coan": "Coan"}
+
+
+def pool_label(pool: Pool) -> str:
+    """``3+2 · Coan rules · rated``, ``3 days per move · Brettspielnetz rules · casual``."""
+    control = pool.control
+    clock = f"{control.label} per move" if control.days is not None else f"{control.label} (min + s per move)"
+    rules = RULESET_NAMES.get(pool.ruleset, pool.ruleset)
+    return f"{clock} \u00b7 {rules} rules \u00b7 {'rated' if pool.rated else 'casual'}"
+
+
+def quick_controls() -> list[tuple[str, str]]:
+    """The home page's buttons: (``<time control>/<rated|casual>``, label) per pool, by ruleset."""
+    return [(f"{c.name}/{kind}", f"{c.label} {kind}") for c in TIME_CONTROLS for kind in ("rated", "casual")]
+
+
+async def start(request: Request) -> Response:
+    """POST from the home page: the pool of the pressed button and the chosen rules."""
+    web = web_of(request)
+    if not same_origin(request):
+        return error_page(web, 403, "Forbidden", "That form came from another site.")
+    form = await form_of(request)
+    ruleset = form.get("ruleset", "brettspielnetz")
+    pool = POOLS.get(f"{form.get('pool', '')}".replace("/", f"/{ruleset}/", 1)) if ruleset in RULESETS else None
+    if pool is None:
+        return error_page(web, 400, "Cannot look for that game", "There is no such pool.")
+    try:
+        _me, token = await guest_of(request)
+    except Limited as exc:
+        return limited_page(web, exc)
+    return redirect_as(request, "/pair?" + urlencode({"pool": pool.id}), token)
+
+
+async def page(request: Request) -> Response:
+    """The "Looking for an opponent…" page of one pool."""
+    web = web_of(request)
+    me = web.player_of(request)
+    pool = POOLS.get(request.query_params.get("pool", ""))
+    if me is None:
+        return redirect("/")
+    if pool is None:
+        return error_page(web, 404, "No such pool", "That link does not name a pool.", me)
+    return web.render("pair.html", me=await request.app.state.guests.current(me), pool=pool,
+                      pool_label=pool_label(pool))
+
+
+async def landing(request: Request) -> Response:
+    """Where a paired page goes: the game, by ``HX-Redirect`` (htmx navigates the whole page)."""
+    game = request.query_params.get("game", "")
+    if not ROOM_ID.match(game):
+        return redirect("/")
+    if request.headers.get("hx-request") != "true":
+        return redirect(f"/g/{game}")
+    return Response(status_code=200, headers={"hx-redirect": f"/g/{game}", "cache-control": "no-store"})
+
+
+_headers = [Middleware(SecurityHeaders)]
+
+routes = [
+    Route("/pair", start, methods=["POST"], middleware=_headers),
+    Route("/pair", page, methods=["GET"], middleware=_headers),
+    Route("/pair/landing", landing, middleware=_headers),
+]

@@ -1,0 +1,181 @@
+"""What the players' pages say, as plain values: a player's ratings with their recent history,
+their games as list rows, a leaderboard's rows. Pure: no I/O; the time comes in as ``now_ms``.
+
+The pages (:mod:`server.web.player_pages`) read the data; the templates (``player.html``,
+``my_games.html``, ``ratings.html`` and the ``_games.html`` macros) decide the markup.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.clock import Clock
+
+from ..core.ratings import CATEGORIES, Rating
+from ..core.summary import ABORTED_RESULT, DRAWN, LOST, WON
+from ..store.players import RatingPoint
+from .status_view import time_control_text
+from .view_model import score_text
+
+RESULT_TEXT = {WON: "Won", LOST: "Lost", DRAWN: "Drawn", ABORTED_RESULT: "Aborted"}
+TERMINATION_TEXT = {"all_mines": "all mines found", "resignation": "resignation", "timeout": "on time",
+                    "aborted": "no moves", "abandoned": "opponent left"}
+CATEGORY_TEXT = {"bullet": "Bullet", "blitz": "Blitz", "rapid": "Rapid", "correspondence": "Correspondence"}
+
+
+def date_text(ms: int | None) -> str:
+    """A UTC date, ``2026-01-05`` (empty for ``None``)."""
+    return "" if ms is None else time.strftime("%Y-%m-%d", time.gmtime(ms / 1000))
+
+
+def duration_text(ms: int) -> str:
+    """A rough span: ``2 d 3 h``, ``5 h 10 min``, ``12 min``, ``40 s``."""
+    seconds = max(0, ms) // 1000
+    days, hours, minutes = seconds // 86_400, seconds % 86_400 // 3600, seconds % 3600 // 60
+    if days:
+        return f"{days} d {hours} h" if hours else f"{days} d"
+    if hours:
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    return f"{minutes} min" if minutes else f"{seconds} s"
+
+
+def terms_text(clock: dict[str, int] | None) -> str:
+    """A summary's clock terms (``server.core.summary.clock_terms``) as players write them."""
+    if clock is None:
+        return time_control_text(None)
+    if "days" in clock:
+        return time_control_text(Clock.correspondence(clock["days"]))
+    return time_control_text(Clock.new(clock["initial_ms"], clock["increment_ms"]))
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """One game of a player's list."""
+
+    id: str
+    opponent: str
+    opponent_href: str | None
+    status: str
+    your_turn: bool
+    result: str | None
+    """``won``/``lost``/``drawn``/``aborted`` (the CSS class too), ``None`` before the end."""
+    result_text: str
+    score: str
+    """The player's score first: ``12–7`` (finished games)."""
+    terms: str
+    rated: bool
+    when: str
+    """Finished: the date (and how it ended); ongoing: how long the mover has, or since when it waits."""
+
+    @property
+    def href(self) -> str:
+        return f"/g/{self.id}"
+
+
+def game_row(entry: dict[str, Any], now_ms: int) -> GameRow:
+    """A :func:`server.core.summary.for_player` entry as a list row."""
+    opponent = entry.get("opponent")
+    seat = entry.get("seat")
+    scores = entry.get("scores")
+    score = ""
+    if scores is not None and seat in (0, 1):
+        score = f"{score_text(scores[seat])}\u2013{score_text(scores[1 - seat])}"
+    status = entry["status"]
+    result = entry.get("result")
+    if status == "over":
+        how = TERMINATION_TEXT.get((entry.get("outcome") or [""])[0], "")
+        when = date_text(entry.get("ended_ms")) + (f" \u00b7 {how}" if how and result != ABORTED_RESULT else "")
+        text = RESULT_TEXT.get(result or "", "")
+    elif status == "waiting":
+        when, text = f"waiting since {date_text(entry.get('created_ms'))}", "Waiting for an opponent"
+    else:
+        due = entry.get("due_ms")
+        if entry.get("your_turn"):
+            text = "Your turn"
+            when = f"move within {duration_text(due - now_ms)}" if due is not None else ""
+        else:
+            text = "Their turn"
+            when = f"they have {duration_text(due - now_ms)}" if due is not None else ""
+    return GameRow(
+        id=entry["id"],
+        opponent=opponent["name"] if opponent else "(open seat)",
+        opponent_href=f"/p/{opponent['id']}" if opponent and not opponent["id"].startswith("@") else None,
+        status=status,
+        your_turn=bool(entry.get("your_turn")),
+        result=result,
+        result_text=text,
+        score=score,
+        terms=terms_text(entry.get("clock")),
+        rated=bool(entry.get("rated")),
+        when=when,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PointLook:
+    date: str
+    rating: str
+    change: str
+    """Against the point before (``+12``, ``−8``; empty for the first shown)."""
+    game: str
+
+
+@dataclass(frozen=True, slots=True)
+class RatingLook:
+    category: str
+    label: str
+    display: str
+    """``1523`` or ``1500?`` (provisional)."""
+    provisional: bool
+    games: int
+    deviation: int
+    history: list[PointLook]
+    """The newest first."""
+
+
+def rating_looks(ratings: dict[str, Rating], histories: dict[str, Sequence[RatingPoint]],
+                 shown: int = 10) -> list[RatingLook]:
+    """Per category (in :data:`~server.core.ratings.CATEGORIES` order), the rating and its last
+    ``shown`` points (``histories``: oldest first, as stored; one more than ``shown`` gives the
+    oldest shown its change too)."""
+    looks = []
+    for category in CATEGORIES:
+        rating = ratings[category]
+        points = list(histories.get(category, ()))
+        shown_points = []
+        for i, point in enumerate(points):
+            change = ""
+            if i > 0:
+                delta = round(point.rating) - round(points[i - 1].rating)
+                change = f"+{delta}" if delta > 0 else (f"\u2212{-delta}" if delta < 0 else "\u00b10")
+            shown_points.append(PointLook(date_text(point.ended_ms), str(round(point.rating)), change, point.game_id))
+        looks.append(RatingLook(category, CATEGORY_TEXT.get(category, category.title()), rating.display,
+                                rating.provisional, rating.games, round(rating.deviation),
+                                list(reversed(shown_points[-shown:]))))
+    return looks
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderRow:
+    rank: int
+    player_id: str
+    name: str
+    rating: str
+    games: int
+
+    @property
+    def href(self) -> str:
+        return f"/p/{self.player_id}"
+
+
+def leader_rows(board: Sequence[tuple[str, Rating]], names: dict[str, str]) -> list[LeaderRow]:
+    """A category's leaderboard (best first) with the players' names (a player without one is
+    left out: gone)."""
+    rows = []
+    for player_id, rating in board:
+        if player_id in names:
+            rows.append(LeaderRow(len(rows) + 1, player_id, names[player_id], rating.display, rating.games))
+    return rows

@@ -1,0 +1,50 @@
+"""What a room page says of who left a game being played and what may be done about it: the
+away note, the Abort button, the claim area (plain values)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core.computer import people_away
+from ..core.decide import LEAVE_GRACE_MS
+from ..core.room import Room, Status
+from ..store.messages import Attendance
+
+# ---------------------------------------------------------------------- who is here, aborting, claiming
+
+
+def away_text(room: Room, attendance: Attendance) -> str:
+    """Who of the players has left a game being played (the same for every viewer)."""
+    if room.status is not Status.PLAYING:
+        return ""
+    gone = [p.name for p, since in zip(room.players, people_away(room, attendance.away_since), strict=False)
+            if p is not None and since is not None]
+    if not gone:
+        return ""
+    return " and ".join(gone) + (" have" if len(gone) > 1 else " has") + " left the game."
+
+
+def abortable(room: Room, viewer: int) -> bool:
+    """Whether ``viewer`` may call the game off: a seat, before both seats have moved."""
+    return viewer in (0, 1) and room.status is not Status.OVER and not room.game.every_seat_moved
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimLook:
+    opponent: str
+    wait_s: int
+    """Seconds until the claim is possible (0: now)."""
+
+
+def claim_look(room: Room, viewer: int, attendance: Attendance, now_ms: int) -> ClaimLook | None:
+    """What a seated viewer may do about an opponent who left a live game (``None``: nothing)."""
+    if viewer not in (0, 1) or room.status is not Status.PLAYING or len(room.players) != 2:
+        return None
+    if room.clock is not None and room.clock.per_move:
+        return None  # correspondence: the clock decides
+    opponent = room.players[1 - viewer]
+    since = people_away(room, attendance.away_since)[1 - viewer]
+    if opponent is None or since is None:
+        return None
+    wait_ms = LEAVE_GRACE_MS - (now_ms - since)
+    return ClaimLook(opponent.name, max(0, -(-wait_ms // 1000)))

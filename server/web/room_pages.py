@@ -1,0 +1,228 @@
+"""A game's room page and what is posted on it: the page (live board, or a finished game's
+replay step), the replay's steps and odds as htmx fragments, joining, rematch offers and their
+decline, and cancelling one's own open challenge."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+
+from engine import RULESETS, SPECTATOR, Abort
+
+from ..core.decide import DeclineRematch, Join, Play, Refused
+from ..core.room import Player, Room, Status
+from ..edge import new_game
+from ..edge.peer import is_tls
+from ..outage import redis_down
+from ..store.analyses import NotAnalysed, StoredAnalysis
+from ..store.service import RoomRefused
+from .html_codec import HtmlCodec, oob
+from .lobby import list_room
+from .presence_view import away_text
+from .site import ROOM_ID, Web, error_page, redirect, same_origin, web_of
+from .solo_pages import solo_room_page
+from .view_model import player_names, points_text
+
+log = logging.getLogger("mineduel.pages")
+
+
+async def load_room(request: Request) -> tuple[Web, Room | None, Response | None]:
+    web = web_of(request)
+    room_id = request.path_params["id"]
+    if not ROOM_ID.match(room_id):
+        return web, None, error_page(web, 404, "No such game", "That link does not lead to a game.")
+    try:
+        return web, await request.app.state.rooms.load(room_id), None
+    except RoomRefused:
+        return web, None, error_page(web, 404, "No such game", "That game does not exist (or the link is mistyped).",
+                                     web.player_of(request))
+
+
+async def load_labels(request: Request, codec: HtmlCodec, room: Room) -> None:
+    """The ratings beside a rated room's names, read fresh (one round trip) for the page and for
+    the frames that follow (``server.web.rating_labels``). Redis away: the page goes without."""
+    try:
+        await codec.labels.load(request.app.state.ratings, room)
+    except Exception as exc:
+        if not redis_down(request.app.state.metrics, "ratings", exc, room=room.id):
+            raise
+
+
+def _at(request: Request) -> int | None:
+    raw = request.query_params.get("at")
+    return int(raw) if raw is not None and raw.isdigit() and len(raw) < 7 else None
+
+
+def _odds(request: Request) -> bool:
+    """The replay's odds overlay is asked for (``odds=1``)."""
+    return request.query_params.get("odds") == "1"
+
+
+async def _analysis(request: Request, room: Room) -> tuple[StoredAnalysis | None, bool]:
+    """A finished duel's analysis (computed off the loop if need be) and whether it failed."""
+    try:
+        return await request.app.state.rooms.analyses.of(room), False
+    except NotAnalysed:
+        return None, False
+    except Exception:
+        log.exception("room %s: no analysis", room.id)
+        return None, True
+
+
+async def room_page(request: Request) -> Response:
+    web, room, failed = await load_room(request)
+    if failed is not None or room is None:
+        return failed  # type: ignore[return-value]
+    me = web.player_of(request)
+    viewer = room.viewer_of(me)
+    if room.kind == "classic":
+        return solo_room_page(request, web, room, me, viewer)
+    codec = web.codec
+    await load_labels(request, codec, room)
+    at = _at(request) if room.status is Status.OVER else None
+    analysis, broken = await _analysis(request, room) if room.status is Status.OVER else (None, False)
+    areas = codec.areas(room, viewer, at=at, analysis=analysis, odds=_odds(request), odds_failed=broken)
+    attendance = request.app.state.hub.attendance(room.id)  # the socket's presence frame brings it fresh
+    names = player_names(room)
+    title = f"{names[0] or '…'} vs {names[1] or '…'}"
+    invite = None
+    if room.status is Status.WAITING and viewer != SPECTATOR:
+        url = request.url.replace(query="", fragment="")
+        if url.scheme == "http" and is_tls(request, request.app.state.settings):
+            url = url.replace(scheme="https")  # behind a TLS-terminating proxy
+        invite = str(url)
+    rules = RULESETS[room.ruleset]
+    clock = ""
+    if room.clock is not None and room.clock.per_move:
+        days = room.clock.days
+        clock = f" \u00b7 {days} day{'s' if days != 1 else ''} per move"
+    elif room.clock is not None:
+        clock = f" \u00b7 {room.clock.initial_ms // 60000} min + {room.clock.increment_ms // 1000} s"
+    if room.rated:
+        clock += " \u00b7 rated"
+    return web.render(
+        "room.html",
+        me=me,
+        title=title,
+        room_id=room.id,
+        viewer=viewer,
+        seated=viewer != SPECTATOR,
+        areas=areas,
+        spectators=codec.m.spectators(attendance.spectators),
+        away=codec.m.away(away_text(room, attendance)),
+        invite_url=invite,
+        ruleset=room.ruleset,
+        ruleset_label=("Brettspielnetz rules" if room.ruleset == "brettspielnetz" else "Coan rules") + clock,
+        rules={"hit": points_text(rules.hit_points), "wrong": points_text(rules.wrong_mark_points)},
+        total_mines=room.view(viewer).total_mines,
+    )
+
+
+async def replay_step(request: Request) -> Response:
+    """A replay position of a finished game: OOB fragments for htmx, else the full page."""
+    web, room, failed = await load_room(request)
+    if failed is not None or room is None:
+        return failed  # type: ignore[return-value]
+    at = _at(request) or 0
+    if room.status is not Status.OVER:
+        return error_page(web, 409, "Not yet", "The replay opens when the game is over.", web.player_of(request))
+    odds = _odds(request)
+    if request.headers.get("hx-request") != "true":
+        return redirect(f"/g/{room.id}?at={at}" + ("&odds=1" if odds else ""))
+    analysis, broken = await _analysis(request, room)
+    parts = web.codec.replay(room, at, analysis, odds, broken)
+    body = "".join(oob(parts[k]) for k in ("board", "moves", "replay", "mines-left", "odds") if k in parts)
+    return HTMLResponse(body, headers={"cache-control": "no-store"})
+
+
+async def odds_step(request: Request) -> Response:
+    """The odds element of a finished duel's replay step alone (what the element that loads
+    itself at the end asks for): an OOB fragment for htmx, else the page of that step."""
+    web, room, failed = await load_room(request)
+    if failed is not None or room is None:
+        return failed  # type: ignore[return-value]
+    at = _at(request) or 0
+    if room.status is not Status.OVER or room.kind != "duel":
+        return error_page(web, 409, "Not yet", "The odds are published when the game is over.", web.player_of(request))
+    odds = _odds(request)
+    if request.headers.get("hx-request") != "true":
+        return redirect(f"/g/{room.id}?at={at}" + ("&odds=1" if odds else ""))
+    analysis, broken = await _analysis(request, room)
+    return HTMLResponse(oob(web.codec.odds(room, at, analysis, odds, broken)), headers={"cache-control": "no-store"})
+
+
+async def join_room(request: Request) -> Response:
+    web = web_of(request)
+    room_id = request.path_params["id"]
+    if not same_origin(request):
+        return error_page(web, 403, "Forbidden", "That form came from another site.")
+    if not ROOM_ID.match(room_id):
+        return redirect("/")
+    me = web.player_of(request)
+    if me is None:
+        return web.render("name.html", me=None, join=room_id)
+    try:
+        await request.app.state.rooms.act(room_id, await request.app.state.guests.current(me), Join())
+    except RoomRefused as exc:
+        if exc.code is Refused.UNKNOWN_ROOM:
+            return error_page(web, 404, "No such game", "That game does not exist.", me)
+        # full: the room page shows what happened
+    request.app.state.lobby.poke()  # a challenge taken: the lobby shows it at once
+    return redirect(f"/g/{room_id}")
+
+
+def _posted_on_room(handler: Callable[[Request, str, Player | None], Awaitable[Response]]) \
+        -> Callable[[Request], Awaitable[Response]]:
+    """A form posted on a room's page: ``handler(request, room_id, visitor)`` (``None``: no
+    guest yet) runs only for a form of this site and a well-formed room id."""
+
+    async def endpoint(request: Request) -> Response:
+        web = web_of(request)
+        room_id = request.path_params["id"]
+        if not same_origin(request) or not ROOM_ID.match(room_id):
+            return error_page(web, 403, "Forbidden", "That form came from another site.")
+        return await handler(request, room_id, web.player_of(request))
+
+    endpoint.__name__ = handler.__name__
+    endpoint.__doc__ = handler.__doc__
+    return endpoint
+
+
+@_posted_on_room
+async def rematch(request: Request, room_id: str, me: Player | None) -> Response:
+    if me is None:
+        return redirect(f"/g/{room_id}")
+    try:
+        fresh = await request.app.state.rooms.rematch(room_id, me, new_game.rematch_of)
+    except RoomRefused:
+        return redirect(f"/g/{room_id}")
+    if fresh.id != room_id:  # accepted: the new game (an offer stays on the old page, live)
+        await list_room(request.app.state, fresh)
+    return redirect(f"/g/{fresh.id}")
+
+
+@_posted_on_room
+async def decline_rematch(request: Request, room_id: str, me: Player | None) -> Response:
+    """The opponent's rematch offer declined, or one's own withdrawn."""
+    if me is not None:
+        with contextlib.suppress(RoomRefused):
+            await request.app.state.rooms.act(room_id, me, DeclineRematch())
+    return redirect(f"/g/{room_id}")
+
+
+@_posted_on_room
+async def cancel_challenge(request: Request, room_id: str, me: Player | None) -> Response:
+    """POST: the creator calls off their open challenge (the waiting room ends, aborted)."""
+    if me is not None:
+        with contextlib.suppress(RoomRefused):
+            room = await request.app.state.rooms.latest(room_id)
+            if room.status is Status.WAITING and room.seat_of(me) is not None:
+                await request.app.state.rooms.act(room_id, me, Play(Abort()))
+                request.app.state.lobby.poke()
+    return redirect("/")
+
+

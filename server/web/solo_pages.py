@@ -1,0 +1,110 @@
+"""The classic (solo) game's pages: ``/solo`` (choose a board, your bests, the leaders),
+``POST /solo`` (a new game), ``/solo/leaderboard`` and the room page of a solo game.
+
+A solo game is a room like a duel (``/g/{id}``: the same websocket, snapshots, reconnects,
+spectators); only its page and its frames differ (:mod:`server.web.solo_codec`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from engine.classic import MAX_HEIGHT, MAX_WIDTH, MIN_SIDE, PRESETS
+
+from ..core.room import Player, Room
+from ..edge import new_game
+from ..edge.csp import SecurityHeaders
+from ..edge.limits import Limited, guard_of
+from ..store.results import MODES
+from .site import Web, error_page, form_of, limited_page, redirect, same_origin, web_of
+from .solo_codec import title_of
+from .solo_view import timer_text
+
+PERIODS = {"all": "all time", "today": "today"}
+
+
+def _number(text: str | None, default: int) -> int | None:
+    if text is None or text == "":
+        return default
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 5 else None
+
+
+async def solo_home(request: Request) -> Response:
+    web = web_of(request)
+    me = web.player_of(request)
+    results = request.app.state.rooms.results
+    leaders = {preset: await results.leaderboard(preset, "classic", "all", 5) for preset in PRESETS}
+    bests = await results.bests(me.id) if me else {}
+    return web.render("solo_home.html", me=me, presets=PRESETS, leaders=leaders, bests=bests, seconds=_seconds,
+                      limits={"min": MIN_SIDE, "width": MAX_WIDTH, "height": MAX_HEIGHT}, error=None)
+
+
+async def create_solo(request: Request) -> Response:
+    web = web_of(request)
+    if not same_origin(request):
+        return error_page(web, 403, "Forbidden", "That form came from another site.")
+    me = web.player_of(request)
+    if me is None:
+        return redirect("/?next=/solo")
+    form = await form_of(request)
+    preset = form.get("preset")
+    if preset in PRESETS:
+        width, height, mines = PRESETS[preset]
+    else:
+        width, height, mines = (_number(form.get("width"), 9), _number(form.get("height"), 9),
+                                _number(form.get("mines"), 10))
+    seed = None
+    if request.app.state.settings.test_hooks and form.get("seed", "").isdigit() and len(form["seed"]) < 19:
+        seed = int(form["seed"])
+    try:
+        if None in (width, height, mines):
+            raise ValueError("the board's size and mines are whole numbers")
+        game = new_game.classic(width, height, mines, form.get("no_guess") in ("1", "on"), seed)  # type: ignore[arg-type]
+        guard_of(request).new_game(request)
+    except ValueError as exc:
+        return error_page(web, 400, "Cannot make that board", f"{exc}.", me)
+    except Limited as exc:
+        return limited_page(web, exc, me)
+    room = await request.app.state.rooms.create(game, (await request.app.state.guests.current(me),))
+    return redirect(f"/g/{room.id}")
+
+
+async def leaderboard(request: Request) -> Response:
+    web = web_of(request)
+    q = request.query_params
+    preset, mode, period = q.get("preset", "expert"), q.get("mode", "classic"), q.get("period", "all")
+    if preset not in PRESETS or mode not in MODES or period not in PERIODS:
+        return error_page(web, 404, "No such leaderboard", "Pick a board, a mode and a period below.",
+                          web.player_of(request))
+    rows = await request.app.state.rooms.results.leaderboard(preset, mode, period)
+    return web.render("leaderboard.html", me=web.player_of(request), rows=rows, preset=preset, mode=mode,
+                      period=period, presets=PRESETS, modes=MODES, periods=PERIODS, seconds=_seconds)
+
+
+def _seconds(ms: int) -> str:
+    return timer_text(ms, True)
+
+
+def solo_room_page(request: Request, web: Web, room: Room, me: Player | None, viewer: int) -> Response:
+    html: Any = web.codec
+    watchers = request.app.state.hub.watchers(room.id)
+    name = room.players[0].name if room.players[0] else "?"
+    return web.render(
+        "solo.html", me=me, title=f"{name} · {title_of(room)}", room_id=room.id, viewer=viewer,
+        seated=viewer == 0, areas=html.solo.areas(room, viewer), spectators=html.m.spectators(watchers),
+        restart=html.solo.restart_form(room), board_title=title_of(room),
+    )
+
+
+_headers = [Middleware(SecurityHeaders)]
+
+routes = [
+    Route("/solo", solo_home, middleware=_headers),
+    Route("/solo", create_solo, methods=["POST"], middleware=_headers),
+    Route("/solo/leaderboard", leaderboard, middleware=_headers),
+]

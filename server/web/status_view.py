@@ -1,0 +1,175 @@
+"""What a room page says of its status, its players and their clocks (plain values; pure but
+for ``now_ms``, passed in)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine import Outcome
+from engine.clock import Clock
+from engine.events import ABANDONED, ABORTED, RESIGNATION, TIMEOUT
+
+from ..core.computer import level_of
+from ..core.room import Player, Room, Status
+from .view_model import (
+    player_names,
+    score_text,
+    seat_name,
+)
+
+# ---------------------------------------------------------------------- status and players
+
+
+def outcome_text(outcome: Outcome, scores: Sequence[int], names: Sequence[str | None], viewer: int) -> str:
+    """The result line, read from the reader's side: a player's own score comes first ("you
+    win, 12 : −64"); spectators read the seats in order."""
+    a, b = (scores[viewer], scores[1 - viewer]) if viewer in (0, 1) else scores
+    score = f"{score_text(a)}\u00a0:\u00a0{score_text(b)}"
+    winner = outcome.winner
+
+    def who(seat: int) -> str:
+        return "You" if seat == viewer else seat_name(names, seat)
+
+    if outcome.termination == RESIGNATION and winner is not None:
+        loser = 1 - winner
+        text = f"{who(loser)} resigned"
+    elif outcome.termination == TIMEOUT and winner is not None:
+        loser = 1 - winner
+        text = "Your time ran out" if loser == viewer else f"{seat_name(names, loser)}\u2019s time ran out"
+    elif outcome.termination == ABORTED:
+        return "Game aborted \u2014 no result"
+    elif outcome.termination == ABANDONED:
+        text = "Opponent left" if viewer in (0, 1) else "A player left"
+    else:
+        text = "All mines found"
+    if winner is None:
+        return f"{text} \u2014 a draw, {score}"
+    if winner == viewer:
+        return f"{text} \u2014 you win, {score}"
+    return f"{text} \u2014 {seat_name(names, winner)} wins, {score}"
+
+
+@dataclass(frozen=True, slots=True)
+class StatusLook:
+    text: str
+    css: str
+    """``waiting``, ``your-turn``, ``their-turn``, ``watching``, ``over``, ``won``, ``lost``."""
+    to_move: int | None
+
+
+def status_look(room: Room, viewer: int) -> StatusLook:
+    names = player_names(room)
+    status = room.status
+    view = room.view(viewer)
+    if status is Status.WAITING:
+        if viewer in (0, 1):
+            return StatusLook("Waiting for an opponent \u2014 send them the link below", "waiting", None)
+        waiting = next((p.name for p in room.players if p is not None), "A player")
+        return StatusLook(f"{waiting} is waiting for an opponent", "waiting", None)
+    if status is Status.OVER and view.outcome is not None:
+        winner = view.outcome.winner
+        css = "over"
+        if viewer in (0, 1) and winner is not None:
+            css = "won" if winner == viewer else "lost"
+        return StatusLook(outcome_text(view.outcome, view.scores, names, viewer), css, None)
+    to_move = view.to_move
+    if to_move is None:
+        return StatusLook("", "over", None)
+    if viewer == to_move:
+        return StatusLook("Your turn", "your-turn", to_move)
+    if viewer in (0, 1):
+        return StatusLook(f"{seat_name(names, to_move)}\u2019s turn \u2014 you may pre-select a cell", "their-turn", to_move)
+    return StatusLook(f"{seat_name(names, to_move)}\u2019s turn", "watching", to_move)
+
+
+def clock_text(ms: int) -> str:
+    """``m:ss`` (rounded up, so 0:00 means the time is really gone); tenths under ten seconds."""
+    if ms <= 0:
+        return "0:00"
+    if ms < 10_000:
+        tenths = -(-ms // 100)
+        return f"0:{tenths // 10:02d}.{tenths % 10}"
+    seconds = -(-ms // 1000)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def time_control_text(clock: Clock | None) -> str:
+    """A game's time control as players write it: "3+2" (minutes + seconds a move), "3 days"
+    (correspondence), or "untimed"."""
+    if clock is None:
+        return "untimed"
+    if clock.per_move:
+        days = clock.days
+        return f"{days} day" if days == 1 else f"{days} days"
+    minutes = clock.initial_ms / 60_000
+    whole = f"{minutes:g}" if minutes >= 1 else f"{clock.initial_ms // 1000}s"
+    return f"{whole}+{clock.increment_ms // 1000}"
+
+
+@dataclass(frozen=True, slots=True)
+class ClockLook:
+    seat: int
+    text: str
+    running: bool
+    low: bool
+
+
+def clock_looks(room: Room, now_ms: int) -> list[ClockLook] | None:
+    data = room.clock_data(now_ms)
+    if data is None:
+        return None
+    running = data["running"] if room.status is Status.PLAYING else None
+    return [
+        ClockLook(seat, clock_text(ms), running == seat, ms < 30_000)
+        for seat, ms in enumerate(data["remaining_ms"])
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLook:
+    seat: int
+    name: str
+    present: bool
+    you: bool
+    score: int
+    to_move: bool
+    winner: bool
+    clock: ClockLook | None
+    rating: str | None = None
+    """The player's rating in a rated game's category ("1523", "1500?"), if known."""
+    href: str | None = None
+    """The player's page (people only: a computer has none)."""
+
+
+def player_looks(room: Room, viewer: int, now_ms: int, ratings: Sequence[str | None] = ()) -> list[PlayerLook]:
+    """The player cards. ``ratings``: per seat, the rating to show beside the name (plain
+    strings the caller read: ``server.web.rating_labels``; none for a casual game)."""
+    view = room.view(viewer)
+    clocks = clock_looks(room, now_ms)
+    winner = view.outcome.winner if view.outcome is not None else None
+    playing = room.status is Status.PLAYING
+    return [
+        PlayerLook(
+            seat=seat,
+            name=seat_name(player_names(room), seat) if room.players[seat] else "Waiting\u2026",
+            present=room.players[seat] is not None,
+            you=seat == viewer,
+            score=view.scores[seat],
+            to_move=playing and view.to_move == seat,
+            winner=winner == seat,
+            clock=clocks[seat] if clocks else None,
+            rating=ratings[seat] if seat < len(ratings) else None,
+            href=player_href(room.players[seat]),
+        )
+        for seat in (0, 1)
+    ]
+
+
+def player_href(player: Player | None) -> str | None:
+    """A person's page, ``/p/<id>`` (``None`` for a computer or an open seat)."""
+    if player is None or level_of(player) is not None:
+        return None
+    return f"/p/{player.id}"
+
+

@@ -1,0 +1,291 @@
+"""Player names and ratings on the real Valkey: unique names under races, and each rated game
+applied exactly once with the library's numbers, even when two processes apply it at once.
+
+"Two processes" are two redis-py clients with their own connections (and their own
+:class:`Players` / :class:`Ratings`), as two server processes have. The shared Valkey serves
+every test, so each test uses fresh ids and names.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+import redis.asyncio as aioredis
+
+from server.core.ratings import (
+    BLITZ,
+    BULLET,
+    CATEGORIES,
+    DEFAULT,
+    RAPID,
+    Rating,
+    rate_game,
+)
+from server.store.keys import rated_game_key
+from server.store.players import (
+    MARK_TTL_MS,
+    NameTaken,
+    Players,
+    RatingBusy,
+    RatingPoint,
+    Ratings,
+    UnknownPlayer,
+    name_key,
+)
+
+
+def fresh(prefix: str = "p") -> str:
+    return f"{prefix}{secrets.token_hex(5)}"
+
+
+def fullwidth(text: str) -> str:
+    """ASCII letters and digits in their fullwidth forms (U+FF01..): "Anna" → "Ａｎｎａ"."""
+    return "".join(chr(ord(ch) + 0xFEE0) if "!" <= ch <= "~" else ch for ch in text)
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+@pytest.fixture
+async def clients(redis_url: str) -> AsyncIterator[tuple[aioredis.Redis, aioredis.Redis]]:
+    """Two clients, as two server processes have."""
+    first, second = aioredis.Redis.from_url(redis_url), aioredis.Redis.from_url(redis_url)
+    try:
+        yield first, second
+    finally:
+        await first.aclose()
+        await second.aclose()
+
+
+class GatedRatings(Ratings):
+    """Ratings whose reads wait at a barrier shared with another process's: every process has
+    read before any writes, so the race the script must settle happens every time."""
+
+    def __init__(self, redis: aioredis.Redis, barrier: asyncio.Barrier) -> None:
+        super().__init__(redis)
+        self.barrier = barrier
+        self.gated = True
+
+    async def _read(self, category: str, players: tuple[str, str]) -> tuple[bytes | None, bytes | None]:
+        read = await super()._read(category, players)
+        if self.gated:
+            self.gated = False  # only the first read waits; a retry goes straight on
+            await asyncio.wait_for(self.barrier.wait(), 5)
+        return read
+
+
+# ---------------------------------------------------------------------- names
+
+
+def test_the_name_key_folds_case_and_width() -> None:
+    assert name_key("Anna") == name_key("anna") == name_key("ＡＮＮＡ") == name_key(" ANNA ") == "anna"
+    assert name_key("Straße") == name_key("STRASSE")
+    assert name_key("Anna B") == name_key("anna  b") != name_key("annab")
+
+
+async def test_names_are_unique_whatever_their_case_or_width(clients) -> None:
+    players = Players(clients[0])
+    anna, other, third = fresh(), fresh(), fresh()
+    name = "Anna" + fresh("x")
+    assert await players.register(anna, name) == name
+    for variant in (name.lower(), name.upper(), fullwidth(name)):
+        with pytest.raises(NameTaken) as refused:
+            await players.register(other, variant)
+        assert refused.value.code == "name_taken"
+    assert await players.holder_of(fullwidth(name)) == anna
+    assert await players.name_of(other) is None
+    assert await players.register(anna, name) == name  # registering again changes nothing
+    assert await players.names_of([anna, other, third]) == {anna: name}
+
+
+async def test_a_rename_frees_the_old_name(clients) -> None:
+    players = Players(clients[0])
+    anna, ben = fresh(), fresh()
+    old, new = "Anna" + fresh("x"), "Hanna" + fresh("x")
+    await players.register(anna, old)
+    await players.register(ben, "Ben" + fresh("x"))
+    assert await players.rename(anna, new) == new
+    assert await players.name_of(anna) == new and await players.holder_of(old) is None
+    assert await players.register(ben, old.upper()) == old.upper()  # ben takes the freed name
+    assert await players.holder_of(old) == ben
+
+
+async def test_renames_that_are_refused_change_nothing(clients) -> None:
+    players = Players(clients[0])
+    anna, ben = fresh(), fresh()
+    name_a, name_b = "Anna" + fresh("x"), "Ben" + fresh("x")
+    await players.register(anna, name_a)
+    await players.register(ben, name_b)
+    with pytest.raises(NameTaken):
+        await players.rename(anna, name_b.lower())
+    assert await players.names_of([anna, ben]) == {anna: name_a, ben: name_b}
+    assert await players.holder_of(name_a) == anna and await players.holder_of(name_b) == ben
+    with pytest.raises(UnknownPlayer) as refused:
+        await players.rename(fresh(), "Nobody" + fresh("x"))
+    assert refused.value.code == "unknown_player"
+    with pytest.raises(ValueError):
+        await players.register(anna, "   ")
+
+
+async def test_another_case_of_ones_own_name_is_a_rename(clients) -> None:
+    players = Players(clients[0])
+    anna = fresh()
+    name = "anna" + fresh("x")
+    await players.register(anna, name)
+    assert await players.rename(anna, name.upper()) == name.upper()
+    assert await players.name_of(anna) == name.upper() and await players.holder_of(name) == anna
+
+
+async def test_two_processes_registering_one_name_exactly_one_wins(clients) -> None:
+    first, second = Players(clients[0]), Players(clients[1])
+    for _ in range(20):
+        name, a, b = "Race" + fresh("x"), fresh(), fresh()
+        answers = await asyncio.gather(first.register(a, name), second.register(b, name.lower()),
+                                       return_exceptions=True)
+        won = [pid for pid, answer in zip((a, b), answers, strict=True) if isinstance(answer, str)]
+        assert len(won) == 1 and sum(isinstance(x, NameTaken) for x in answers) == 1
+        assert await first.holder_of(name) == won[0]
+        assert await first.names_of([a, b]) == {won[0]: answers[(a, b).index(won[0])]}
+
+
+# ---------------------------------------------------------------------- ratings
+
+
+async def test_a_player_without_rated_games_has_the_default_everywhere(clients) -> None:
+    ratings = Ratings(clients[0])
+    nobody = fresh()
+    assert await ratings.ratings_of(nobody) == dict.fromkeys(CATEGORIES, DEFAULT)
+    assert await ratings.history(nobody, BLITZ) == []
+
+
+async def test_a_game_stores_the_librarys_update(clients) -> None:
+    ratings = Ratings(clients[0])
+    anna, ben, game = fresh(), fresh(), fresh("g")
+    assert await ratings.apply_result(game, BLITZ, (anna, ben), 1.0, now_ms())
+    after = await ratings.ratings_many([anna, ben])
+    new_anna, new_ben = rate_game(DEFAULT, DEFAULT, 1.0)
+    assert after[anna][BLITZ] == new_anna and after[ben][BLITZ] == new_ben
+    assert new_anna.rating > 1500 > new_ben.rating and new_anna.games == 1
+    assert after[anna][BULLET] == after[anna][RAPID] == DEFAULT  # other categories untouched
+
+
+async def test_two_processes_applying_one_game_apply_it_once(clients) -> None:
+    barrier = asyncio.Barrier(2)
+    first, second = GatedRatings(clients[0], barrier), GatedRatings(clients[1], barrier)
+    anna, ben, game, ended = fresh(), fresh(), fresh("g"), now_ms()
+    applied = await asyncio.gather(first.apply_result(game, BLITZ, (anna, ben), 0.0, ended),
+                                   second.apply_result(game, BLITZ, (anna, ben), 0.0, ended))
+    assert sorted(applied) == [False, True]
+    after = await first.ratings_many([anna, ben])
+    assert (after[anna][BLITZ], after[ben][BLITZ]) == rate_game(DEFAULT, DEFAULT, 0.0)
+    assert len(await first.history(anna, BLITZ)) == len(await first.history(ben, BLITZ)) == 1
+    assert not await second.apply_result(game, BLITZ, (anna, ben), 0.0, ended)  # and never again
+    assert (await first.ratings_of(anna))[BLITZ].games == 1
+
+
+async def test_two_games_of_one_player_at_once_are_both_applied_in_some_order(clients) -> None:
+    """Anna finishes a game against Ben and one against Cleo at the same moment (a
+    correspondence player has many): both read Anna's rating before either writes; one
+    compare-and-set fails and reads again, so the end result is one order or the other."""
+    barrier = asyncio.Barrier(2)
+    first, second = GatedRatings(clients[0], barrier), GatedRatings(clients[1], barrier)
+    anna, ben, cleo, ended = fresh(), fresh(), fresh(), now_ms()
+    applied = await asyncio.gather(first.apply_result(fresh("g"), RAPID, (anna, ben), 1.0, ended),
+                                   second.apply_result(fresh("g"), RAPID, (cleo, anna), 0.5, ended))
+    assert applied == [True, True] and first.conflicts + second.conflicts == 1
+    after = await first.ratings_many([anna, ben, cleo])
+    # order 1: anna-ben first
+    a1, b1 = rate_game(DEFAULT, DEFAULT, 1.0)
+    c1, a1 = rate_game(DEFAULT, a1, 0.5)
+    # order 2: cleo-anna first
+    c2, a2 = rate_game(DEFAULT, DEFAULT, 0.5)
+    a2, b2 = rate_game(a2, DEFAULT, 1.0)
+    found = (after[anna][RAPID], after[ben][RAPID], after[cleo][RAPID])
+    assert found in ((a1, b1, c1), (a2, b2, c2))
+    assert found[0].games == 2 and len(await first.history(anna, RAPID)) == 2
+
+
+async def test_the_attempts_are_bounded(clients) -> None:
+    """A compare-and-set that always loses gives up with RatingBusy instead of looping."""
+
+    class Unlucky(Ratings):
+        async def _read(self, category: str, players: tuple[str, str]) -> tuple[bytes | None, bytes | None]:
+            return b"[1,2,3,4]", None  # never what is stored
+
+    ratings = Unlucky(clients[0], attempts=3)
+    anna, ben = fresh(), fresh()
+    with pytest.raises(RatingBusy):
+        await ratings.apply_result(fresh("g"), BLITZ, (anna, ben), 1.0, now_ms())
+    assert ratings.conflicts == 3
+    assert await ratings.ratings_of(anna) == dict.fromkeys(CATEGORIES, DEFAULT)
+
+
+async def test_the_mark_outlives_the_game_by_its_ttl_and_older_games_are_refused(clients) -> None:
+    ratings = Ratings(clients[0])
+    anna, ben, game = fresh(), fresh(), fresh("g")
+    ended = now_ms() - 3_600_000
+    assert await ratings.apply_result(game, BULLET, (anna, ben), 1.0, ended)
+    left = await clients[0].pttl(rated_game_key(game))
+    assert abs(left - (ended + MARK_TTL_MS - now_ms())) < 60_000
+    too_old = now_ms() - MARK_TTL_MS - 1
+    assert not await ratings.apply_result(fresh("g"), BULLET, (anna, ben), 1.0, too_old)
+    assert (await ratings.ratings_of(anna))[BULLET].games == 1
+
+
+async def test_a_rated_game_needs_two_players_a_category_and_a_score(clients) -> None:
+    ratings = Ratings(clients[0])
+    anna, ben = fresh(), fresh()
+    for category, players, score in ((BLITZ, (anna, anna), 1.0), ("classical", (anna, ben), 1.0),
+                                     (BLITZ, (anna, ben), 0.7)):
+        with pytest.raises(ValueError):
+            await ratings.apply_result(fresh("g"), category, players, score, now_ms())
+    assert await ratings.ratings_of(anna) == dict.fromkeys(CATEGORIES, DEFAULT)
+
+
+async def test_history_follows_every_game(clients) -> None:
+    ratings = Ratings(clients[0], history_keep=3)
+    anna, ben = fresh(), fresh()
+    games = [fresh("g") for _ in range(4)]
+    expected, a, b = [], DEFAULT, DEFAULT
+    for n, (game, score) in enumerate(zip(games, (1.0, 0.5, 0.0, 1.0), strict=True)):
+        assert await ratings.apply_result(game, BLITZ, (anna, ben), score, 1_000 * n + now_ms())
+        a, b = rate_game(a, b, score)
+        expected.append((game, a.rating))
+    history = await ratings.history(anna, BLITZ)
+    assert [(p.game_id, p.rating) for p in history] == expected[-3:]  # the newest three, oldest first
+    assert all(isinstance(p, RatingPoint) for p in history)
+    assert [p.game_id for p in await ratings.history(anna, BLITZ, count=1)] == [games[-1]]
+    assert (await ratings.ratings_of(anna))[BLITZ] == a
+
+
+async def test_the_leaderboard_lists_established_players_best_first(clients) -> None:
+    ratings = Ratings(clients[0])
+    anna, ben, cleo = fresh(), fresh(), fresh()
+    ours = {anna, ben, cleo}
+
+    async def board() -> list[tuple[str, Rating]]:
+        return [(pid, r) for pid, r in await ratings.leaderboard(BULLET, count=10_000) if pid in ours]
+
+    for n in range(30):  # about 15 games take two new players under the provisional deviation
+        stored = await ratings.ratings_many([anna, ben])
+        if not stored[anna][BULLET].provisional:
+            break
+        assert await board() == []
+        await ratings.apply_result(fresh("g"), BULLET, (anna, ben), (1.0, 0.0, 1.0)[n % 3], now_ms())
+    assert 10 < stored[anna][BULLET].games < 30 and not stored[ben][BULLET].provisional
+    assert stored[anna][BULLET].rating > stored[ben][BULLET].rating
+    assert await board() == [(anna, stored[anna][BULLET]), (ben, stored[ben][BULLET])]
+    await ratings.apply_result(fresh("g"), BULLET, (cleo, anna), 1.0, now_ms())  # cleo: provisional
+    stored = await ratings.ratings_many([anna, ben, cleo])
+    assert stored[cleo][BULLET].provisional
+    listed = sorted(((pid, stored[pid][BULLET]) for pid in (anna, ben)), key=lambda e: -e[1].rating)
+    assert await board() == listed  # anna's entry follows her new rating; cleo is not listed
+    for _ in range(5):
+        await ratings.apply_result(fresh("g"), BULLET, (anna, ben), 0.0, now_ms())
+    stored = await ratings.ratings_many([anna, ben])
+    assert await board() == [(ben, stored[ben][BULLET]), (anna, stored[anna][BULLET])]

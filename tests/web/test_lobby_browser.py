@@ -1,0 +1,75 @@
+"""The lobby in real browsers: it updates without reloads; a third person finds a game in the
+live list and watches it; a challenge leaves every lobby when its creator closes the tab; a
+newcomer plays the computer with one click."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.conftest import LiveServer
+
+from .conftest import Person
+
+
+@pytest.fixture(scope="module")
+def lobby_server(redis_url: str, tmp_path_factory: pytest.TempPathFactory):
+    from tests.conftest import launch_server
+
+    server = launch_server(redis_url, tmp_path_factory.mktemp("lobby"), MINEDUEL_LOBBY_REFRESH_S="0.2")
+    yield server
+    server.stop()
+
+
+def test_a_challenge_is_accepted_from_the_lobby_and_a_third_person_watches(browser, lobby_server: LiveServer) -> None:
+    base = lobby_server.url
+    anna, ben, cy = (Person.open(browser, base, name) for name in ("Anna", "Ben", "Cy"))
+    try:
+        cy.page.goto(base + "/")  # Cy's lobby is open before anything happens: it must update by itself
+        ben.page.goto(base + "/")
+        room_id = anna.create_game(seed=11)
+        accept = ben.page.locator(f"#accept-{room_id}")
+        expect(accept).to_be_visible()  # pushed into Ben's open lobby
+        accept.click()
+        ben.page.wait_for_url(f"**/g/{room_id}")
+        expect(ben.page.locator("#status")).to_contain_text("turn")
+        watch = cy.page.locator(f"#watch-{room_id}")
+        expect(watch).to_be_visible()  # the challenge became a live game in Cy's lobby, no reload
+        expect(cy.page.locator(f"#challenge-{room_id}")).to_have_count(0)
+        expect(cy.page.locator(f"#live-{room_id}")).to_contain_text(anna.name)
+        watch.click()
+        cy.page.wait_for_url(f"**/g/{room_id}")
+        expect(cy.page.locator("#status")).to_contain_text("turn")
+        expect(cy.page.locator("#board button:enabled")).to_have_count(0)  # watching: nothing to press
+        expect(anna.page.locator("#spectators")).to_contain_text("1")  # Anna sees her watcher
+    finally:
+        for person in (anna, ben, cy):
+            person.close()
+
+
+def test_a_challenge_leaves_the_lobby_when_its_creator_closes_the_tab(browser, lobby_server: LiveServer) -> None:
+    base = lobby_server.url
+    anna, ben = Person.open(browser, base, "Anna"), Person.open(browser, base, "Ben")
+    try:
+        ben.page.goto(base + "/")
+        room_id = anna.create_game(seed=12)
+        expect(ben.page.locator(f"#accept-{room_id}")).to_be_visible()
+        anna.page.goto(base + "/")  # Anna's own lobby: her challenge offers Cancel, never Accept
+        expect(anna.page.locator(f"#cancel-{room_id}")).to_be_visible()
+        expect(anna.page.locator(f"#accept-{room_id}")).to_have_count(0)
+        anna.close()  # the tab (and the whole browser context) goes
+        expect(ben.page.locator(f"#challenge-{room_id}")).to_have_count(0, timeout=15_000)
+    finally:
+        ben.close()
+
+
+def test_a_newcomer_plays_the_computer_with_one_click(browser, lobby_server: LiveServer) -> None:
+    newcomer = Person.open(browser, lobby_server.url, None)
+    try:
+        newcomer.page.goto(lobby_server.url + "/")
+        newcomer.page.click("#computer-1")  # the first click; no name asked
+        newcomer.page.wait_for_url("**/g/*")
+        expect(newcomer.page.locator("#players")).to_contain_text("Computer (easy)")
+        expect(newcomer.page.locator(".me")).to_contain_text("Guest-")
+    finally:
+        newcomer.close()

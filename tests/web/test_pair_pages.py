@@ -1,0 +1,124 @@
+"""Quick pairing's pages and socket without a browser: the guards (foreign ``Origin`` on the
+socket and on the form), the guest made on the way, the landing answer, and the socket as
+the seek (closing it removes the seek; a second socket of the same player takes over)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from urllib.parse import quote
+
+import httpx
+import pytest
+import redis
+from websockets.exceptions import ConnectionClosed
+
+from server.store.keys import pool_key
+from tests.conftest import LiveServer
+from tests.security.util import (
+    COOKIE,
+    close_code_after,
+    form_guest,
+    ws_attempt,
+    ws_base,
+)
+
+EVIL = "http://evil.example"
+POOL = "live-5+3/coan/rated"
+
+
+@pytest.fixture
+def seeks(redis_url: str) -> Iterator[object]:
+    client = redis.Redis.from_url(redis_url)
+    yield lambda pool_id=POOL: client.zcard(pool_key(pool_id))
+    client.close()
+
+
+async def until(check, what: str) -> None:
+    for _ in range(1_000):  # at most 10 s
+        if check():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"never: {what}")
+
+
+def socket_url(server: LiveServer, pool: str = POOL) -> str:
+    return f"{ws_base(server.url)}/pair/ws?pool={quote(pool)}"
+
+
+async def test_the_socket_refuses_foreign_origins_and_holds_the_seek(live_server: LiveServer, seeks) -> None:
+    cookie, _token = form_guest(live_server.url, "Anna")
+    credentials = {"Cookie": f"{COOKIE}={cookie}"}
+    for origin in (EVIL, "null", "http://127.0.0.1:1"):
+        status = await ws_attempt(socket_url(live_server), additional_headers={**credentials, "Origin": origin})
+        assert status == 403, origin
+    assert seeks() == 0
+    ws = await ws_attempt(socket_url(live_server), additional_headers={**credentials, "Origin": live_server.url})
+    assert not isinstance(ws, int)
+    await until(lambda: seeks() == 1, "the socket's seek waits")
+    again = await ws_attempt(socket_url(live_server), additional_headers=credentials)  # another tab: takes over
+    assert not isinstance(again, int)
+    frame = await asyncio.wait_for(ws.recv(), 10)
+    assert "This search ended" in frame
+    assert await close_code_after(ws) == 1000  # htmx does not reopen it
+    await until(lambda: seeks() == 1, "the new tab's seek waits")
+    await again.close()
+    await until(lambda: seeks() == 0, "closing the socket removed the seek")
+
+
+async def test_cancel_over_the_socket(live_server: LiveServer, seeks) -> None:
+    cookie, _token = form_guest(live_server.url, "Anna")
+    ws = await ws_attempt(socket_url(live_server), additional_headers={"Cookie": f"{COOKIE}={cookie}"})
+    assert not isinstance(ws, int)
+    await until(lambda: seeks() == 1, "the seek waits")
+    await ws.send(json.dumps({"action": "cancel", "HEADERS": {"HX-Request": "true"}}))
+    frames = [await asyncio.wait_for(ws.recv(), 10) for _ in range(2)]
+    assert "You stopped looking" in frames[0] and 'id="pair-actions"' in frames[1]
+    assert seeks() == 0
+
+
+async def test_without_a_guest_or_with_an_unknown_pool_the_socket_closes(live_server: LiveServer) -> None:
+    cookie, _token = form_guest(live_server.url, "Anna")
+    for url, headers in ((socket_url(live_server), {}),
+                         (socket_url(live_server, "live-2+1/coan/rated"), {"Cookie": f"{COOKIE}={cookie}"})):
+        ws = await ws_attempt(url, additional_headers=headers)
+        assert not isinstance(ws, int)
+        assert "cannot start" in await asyncio.wait_for(ws.recv(), 10)
+        with pytest.raises(ConnectionClosed):
+            await asyncio.wait_for(ws.recv(), 10)
+        assert ws.close_code == 1008
+
+
+def test_the_form_refuses_cross_site_posts_and_makes_a_guest_on_the_way(live_server: LiveServer) -> None:
+    base = live_server.url
+    form = {"pool": "live-5+3/rated", "ruleset": "coan"}
+    for headers in ({"origin": EVIL}, {"origin": "null"}, {"referer": EVIL + "/x"}):
+        r = httpx.post(base + "/pair", data=form, headers=headers, follow_redirects=False)
+        assert r.status_code == 403 and "set-cookie" not in r.headers and "location" not in r.headers
+    r = httpx.post(base + "/pair", data=form, headers={"origin": base}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/pair?pool=live-5%2B3%2Fcoan%2Frated"
+    assert COOKIE in r.cookies  # a newcomer gets a guest (a generated name), as for the computer
+    page = httpx.get(base + r.headers["location"], cookies={COOKIE: r.cookies[COOKIE]})
+    assert page.status_code == 200 and "Looking for an opponent" in page.text
+    assert 'ws-connect="/pair/ws?pool=live-5%2B3/coan/rated"' in page.text
+    assert "Guest-" in page.text
+    for bad in ({"pool": "live-2+1/rated", "ruleset": "coan"}, {"pool": "live-5+3/rated", "ruleset": "chess"},
+                {"pool": "live-5+3", "ruleset": "coan"}):
+        assert httpx.post(base + "/pair", data=bad, headers={"origin": base}).status_code == 400
+
+
+def test_the_home_page_offers_every_pool(live_server: LiveServer) -> None:
+    page = httpx.get(live_server.url + "/").text
+    assert 'action="/pair"' in page and page.count('name="pool"') == 14
+    assert 'id="quick-live-1-1-rated"' in page and 'id="quick-corr-7d-casual"' in page
+
+
+def test_the_landing_redirects_htmx_and_plain_requests(live_server: LiveServer) -> None:
+    base = live_server.url
+    r = httpx.get(base + "/pair/landing?game=r0abc", headers={"hx-request": "true"}, follow_redirects=False)
+    assert r.status_code == 200 and r.headers["hx-redirect"] == "/g/r0abc"
+    r = httpx.get(base + "/pair/landing?game=r0abc", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/g/r0abc"
+    r = httpx.get(base + "/pair/landing?game=//evil.example", headers={"hx-request": "true"}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/" and "hx-redirect" not in r.headers

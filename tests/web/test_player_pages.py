@@ -1,0 +1,187 @@
+"""The players' pages over the real server (HTTP, no browser): a player's page after a rated
+game, "My games" with the player's turn first, the ratings leaderboards, the ratings beside
+the names of a rated room, the private challenge form. Guests are made through the API and
+carry their token in the page cookie, signed as the test server signs it."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+import time
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+import redis.asyncio as aioredis
+from itsdangerous import URLSafeSerializer
+
+from server.client import Api, Guest
+from server.core.ratings import BLITZ, BULLET, DEFAULT, rate_game
+from server.store.keys import LOBBY
+from server.store.players import Players, Ratings
+from server.web.clock_choices import CLOCK_CHOICES, CLOCKS
+from tests.conftest import LiveServer
+from tests.names import unique
+
+BLITZ_CLOCK = {"initial": 180, "increment": 2}
+
+
+def cookie_of(token: str) -> dict[str, str]:
+    """The page cookie of an API guest (the test servers' ``SECRET_KEY`` is ``test-secret``)."""
+    return {"mineduel_guest": URLSafeSerializer("test-secret", salt="mineduel-cookie").dumps(token)}
+
+
+@pytest.fixture
+async def api(web_server: LiveServer) -> AsyncIterator[Api]:
+    async with Api(web_server.url) as client:
+        yield client
+
+
+async def page(server: LiveServer, path: str, guest: Guest | None = None) -> httpx.Response:
+    async with httpx.AsyncClient(base_url=server.url, cookies=cookie_of(guest.token) if guest else None,
+                                 follow_redirects=False, timeout=10) as http:
+        return await http.get(path)
+
+
+def section(html: str, element_id: str) -> str:
+    """The element with ``element_id``, to its matching closing tag."""
+    match = re.search(rf'<(\w+)[^>]*\bid="{re.escape(element_id)}"', html)
+    assert match, f"no #{element_id}"
+    tag, depth = match.group(1), 0
+    for found in re.finditer(rf"<(/?){tag}\b[^>]*>", html[match.start():]):
+        depth += -1 if found.group(1) else 1
+        if depth == 0:
+            return html[match.start():match.start() + found.end()]
+    raise AssertionError(f"#{element_id} is not closed")
+
+
+async def rated_game_won_by(api: Api, winner: Guest, loser: Guest, seed: int) -> str:
+    game = await api.create_game(winner.token, seat=0, seed=seed, clock=BLITZ_CLOCK, rated=True)
+    await api.join(loser.token, game["id"])
+    await api.resign(loser.token, game["id"])
+    return game["id"]
+
+
+async def test_a_players_page_after_a_rated_game(api: Api, web_server: LiveServer) -> None:
+    anna, ben = await api.guest(unique("Anna")), await api.guest(unique("Ben"))
+    game_id = await rated_game_won_by(api, anna, ben, 51)
+    after = dict(zip((anna.id, ben.id), rate_game(DEFAULT, DEFAULT, 1.0), strict=True))
+    for me, opponent, result in ((anna, ben, "Won"), (ben, anna, "Lost")):
+        html = (await page(web_server, f"/p/{me.id}")).text
+        assert f'<h1 id="player-name">{me.name}' in html
+        assert f'<td class="r-value">{after[me.id].display}</td>' in section(html, f"rating-{BLITZ}")
+        assert f'<td class="r-value">{DEFAULT.display}</td>' in section(html, f"rating-{BULLET}")
+        history = section(html, f"history-{BLITZ}")
+        assert str(round(after[me.id].rating)) in history and f'href="/g/{game_id}"' in history
+        row = section(html, f"game-{game_id}")
+        assert result in row and f'href="/p/{opponent.id}"' in row and opponent.name in row
+        assert f'id="replay-{game_id}"' in row and f'href="/g/{game_id}"' in row
+        assert "3+2" in row and "rated" in row and "resignation" in row
+        assert "ongoing-none" in html  # nothing going on
+    missing = await page(web_server, "/p/gNobodyAtAll")
+    assert missing.status_code == 404 and "No such player" in missing.text
+    assert (await page(web_server, "/p/..%2Fetc")).status_code == 404
+
+
+async def test_the_challenge_form_and_private_games(api: Api, web_server: LiveServer, redis_url: str) -> None:
+    anna, ben = await api.guest(unique("Anna")), await api.guest(unique("Ben"))
+    own = (await page(web_server, f"/p/{anna.id}", anna)).text
+    assert 'id="challenge-form"' not in own and "(you)" in own
+    theirs = (await page(web_server, f"/p/{anna.id}", ben)).text
+    form = section(theirs, "challenge-form")
+    assert 'action="/games"' in form and 'name="private" value="on"' in form
+    for value, _label in CLOCK_CHOICES:
+        assert f'value="{value}"' in form and (value == "none" or value in CLOCKS)  # the home page's clocks
+    anonymous = (await page(web_server, f"/p/{anna.id}")).text
+    assert 'id="challenge-form"' not in anonymous and f"/?next=/p/{anna.id}" in anonymous
+
+    async with httpx.AsyncClient(base_url=web_server.url, cookies=cookie_of(ben.token), timeout=10) as http:
+        made = await http.post("/games", data={"private": "on", "seat": "random", "ruleset": "coan",
+                                               "clock": "3d", "rated": "on"}, headers={"origin": web_server.url})
+    assert made.status_code == 303
+    room_id = made.headers["location"].rsplit("/g/", 1)[1]
+    room = (await page(web_server, f"/g/{room_id}", ben)).text
+    assert f'value="{web_server.url}/g/{room_id}"' in room  # the link to send
+    r = aioredis.Redis.from_url(redis_url)
+    try:
+        assert await r.zscore(LOBBY, room_id) is None  # not listed in the lobby
+    finally:
+        await r.aclose()
+    # the waiting challenge: on Ben's own pages, on nobody else's
+    assert f"game-{room_id}" in (await page(web_server, f"/p/{ben.id}", ben)).text
+    assert f"game-{room_id}" in (await page(web_server, "/me", ben)).text
+    assert f"game-{room_id}" not in (await page(web_server, f"/p/{ben.id}", anna)).text
+    assert f"game-{room_id}" not in (await page(web_server, f"/p/{ben.id}")).text
+    info = await api.game(room_id)
+    assert info["room"]["rated"] is True and info["room"]["clock"]["initial_ms"] == 3 * 86_400_000
+
+
+async def test_my_games_lists_the_games_where_it_is_my_turn_first(api: Api, web_server: LiveServer) -> None:
+    anna, ben, cleo = await api.guest(unique("Anna")), await api.guest(unique("Ben")), await api.guest(unique("Cleo"))
+    mine = await api.create_game(anna.token, seat=0, seed=52)  # Anna moves first here
+    await api.join(cleo.token, mine["id"])
+    await asyncio.sleep(0.01)
+    theirs = await api.create_game(ben.token, seat=0, seed=53)  # Ben moves first (newer)
+    await api.join(anna.token, theirs["id"])
+    finished = await rated_game_won_by(api, anna, ben, 54)
+
+    assert (await page(web_server, "/me")).headers["location"] == "/?next=/me"
+    html = (await page(web_server, "/me", anna)).text
+    ongoing = section(html, "ongoing")
+    assert ongoing.index(f'id="game-{mine["id"]}"') < ongoing.index(f'id="game-{theirs["id"]}"')
+    first = section(html, f"game-{mine['id']}")
+    assert "your-turn" in first and "Your turn" in first and cleo.name in first
+    second = section(html, f"game-{theirs['id']}")
+    assert "your-turn" not in second and "Their turn" in second
+    assert 'id="your-turn-count">1 your turn' in html
+    assert f'id="game-{finished}"' in section(html, "finished") and "Won" in section(html, f"game-{finished}")
+    assert 'hx-get="/me/ongoing"' in html and 'hx-trigger="every 30s"' in html
+    assert 'href="/me"' in html  # in the site header
+    fragment = await page(web_server, "/me/ongoing", anna)
+    assert fragment.text.startswith('<section class="card wide" id="my-ongoing"') and mine["id"] in fragment.text
+    assert (await page(web_server, "/me/ongoing")).status_code == 401
+    # Cleo's list shows the same game as Anna's turn
+    html = (await page(web_server, "/me", cleo)).text
+    assert "Their turn" in section(html, f"game-{mine['id']}")
+
+
+async def test_the_ratings_page_lists_established_players_best_first(web_server: LiveServer, redis_url: str) -> None:
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        players, ratings = Players(client), Ratings(client)
+        strong, weak, newcomer = ("g" + secrets.token_hex(5) for _ in range(3))
+        names = {strong: unique("Strong"), weak: unique("Weak"), newcomer: unique("New")}
+        for pid, name in names.items():
+            await players.register(pid, name)
+        now = time.time_ns() // 1_000_000
+        for i in range(20):  # two of three won: enough close games for both to be established
+            await ratings.apply_result(f"lb{secrets.token_hex(6)}", BULLET, (strong, weak), 1.0 if i % 3 else 0.0, now)
+        await ratings.apply_result(f"lb{secrets.token_hex(6)}", BULLET, (newcomer, weak), 1.0, now)
+        found = await ratings.ratings_many([strong, weak, newcomer])
+    finally:
+        await client.aclose()
+    assert not found[strong][BULLET].provisional and not found[weak][BULLET].provisional
+    html = (await page(web_server, "/ratings")).text
+    board = section(html, f"leaders-{BULLET}")
+    assert board.index(names[strong]) < board.index(names[weak])
+    assert f'href="/p/{strong}"' in board and found[strong][BULLET].display in board
+    assert names[newcomer] not in html  # provisional: not listed
+    for category in ("blitz", "rapid", "correspondence"):
+        assert f'id="board-{category}"' in html
+
+
+async def test_a_rated_room_shows_the_ratings_beside_the_names(api: Api, web_server: LiveServer) -> None:
+    anna, ben = await api.guest(unique("Anna")), await api.guest(unique("Ben"))
+    await rated_game_won_by(api, anna, ben, 55)
+    game = await api.create_game(anna.token, seat=0, seed=56, clock=BLITZ_CLOCK, rated=True)
+    await api.join(ben.token, game["id"])
+    new_anna, new_ben = rate_game(DEFAULT, DEFAULT, 1.0)
+    html = (await page(web_server, f"/g/{game['id']}", ben)).text
+    name0, name1 = section(html, "name-0"), section(html, "name-1")
+    assert f'<a href="/p/{anna.id}">{anna.name}</a> <span class="rating">({new_anna.display})</span>' in name0
+    assert f'<a href="/p/{ben.id}">{ben.name}</a> <span class="rating">({new_ben.display})</span>' in name1
+    casual = await api.create_game(anna.token, seat=0, seed=57, clock=BLITZ_CLOCK)
+    await api.join(ben.token, casual["id"])
+    html = (await page(web_server, f"/g/{casual['id']}", ben)).text
+    assert 'class="rating"' not in section(html, "players") and f'href="/p/{anna.id}"' in html
