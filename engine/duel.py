@@ -39,7 +39,7 @@ from .encoding import CHAR_CLAIMS, CLAIM_CHARS, HIDDEN, UNCLAIMED_MINE
 from .geometry import Cell, Geometry, geometry
 from .memo import PrefixMemo
 from .parts import SnapshotParts
-from .view import SPECTATOR, VIEWERS, MoveLine, diff, public_rows, view_of  # view.py knows Duel only as a type
+from .view import SPECTATOR, VIEWERS, MoveLine, diff, diff_data_of_move, diff_of_move, public_rows, view_of  # view.py knows Duel only as a type
 from .moves import Abort, ClaimAbandoned, Explore, Mark, Move, Resign, Timeout, move_from_data, move_to_data
 from .rules import (
     DEFAULT_RULESET,
@@ -123,7 +123,9 @@ _STORED_LINES, _STORED_LOG = "stored lines", "stored log"  # memo variants of th
 
 
 def _line_data(ln: Line) -> list[Any]:
-    return [ln.number, ln.seat, ln.action.value, *ln.cell, ln.verdict.value, ln.points, ln.auto_revealed]
+    # ``._value_``: an enum member's value without the ``value`` property (a Python-level
+    # descriptor on CPython 3.11: ~1.5k instructions a read, several per move)
+    return [ln.number, ln.seat, ln.action._value_, *ln.cell, ln.verdict._value_, ln.points, ln.auto_revealed]
 
 
 def _log_data(entry: tuple[int, Move]) -> list[Any]:
@@ -196,6 +198,7 @@ class Duel:
         self.log: list[tuple[int, Move]] = []
         self.last_opened: tuple[Cell, ...] = ()
         self._public: tuple[str, ...] | None = None  # public_rows(), painted once per state
+        self._painted: tuple[str, ...] | None = None  # the version's before the move being applied
         self.memo: PrefixMemo[Any, Any] = PrefixMemo(limit=64)
         """Derived forms of ``lines`` and ``log`` (views' move lists, the stored form), converted
         once per item; not game state. Shared by the copies of this duel (they share those
@@ -203,6 +206,10 @@ class Duel:
         self.reveal_cache = deduce.RevealCache()
         """The deduction auto-reveal's solved positions (engine/reveal_cache.py), so each move
         re-solves only what it changed; not game state. Shared like ``memo``."""
+        self._solved = None
+        """The reveal cache's solved position of this duel's last auto-reveal (``None``: not
+        known, e.g. decoded): the next one extends it (``RevealCache.extending``). Not game
+        state; copies share it (positions are immutable)."""
         self._fixed: dict[str, Any] = {
             "format": SNAPSHOT_FORMAT,
             "ruleset": setup.ruleset,
@@ -224,6 +231,7 @@ class Duel:
         new.setup, new.rules, new.geo = self.setup, self.rules, self.geo
         new.commitment, new.memo, new.reveal_cache = self.commitment, self.memo, self.reveal_cache
         new._fixed = self._fixed
+        new._solved = new._painted = None
         return new
 
     def copy(self) -> "Duel":
@@ -243,6 +251,7 @@ class Duel:
         new.log = self.log.copy()
         new.last_opened = self.last_opened
         new._public = self._public
+        new._solved = self._solved
         return new
 
     @classmethod
@@ -286,7 +295,7 @@ class Duel:
         off the board or not hidden.
         """
         self._check(seat, move)
-        self._public = None
+        self._painted, self._public = self._public, None
         self.log.append((seat, move))
         match move:
             case Resign():
@@ -357,7 +366,12 @@ class Duel:
             events.append(WrongMarkPlaced(seat, cell, audience=seat))
         self.scores[seat] += points
 
-        auto = self._auto_reveal() if verdict is not Verdict.BLUBB else {}
+        if verdict is Verdict.BLUBB:
+            auto = {}
+        elif action is Action.EXPLORE and not is_mine:
+            auto = self._auto_reveal((cell, number), None)
+        else:
+            auto = self._auto_reveal(None, cell)
         if auto:
             events.append(CellsRevealed(tuple((*c, n) for c, n in sorted(auto.items())), "deduction"))
         self.last_opened = (*opened, *sorted(auto))
@@ -371,18 +385,52 @@ class Duel:
         else:
             self.to_move = 1 - seat
             events.append(TurnChanged(self.to_move))
+            if public_cell is None:  # a wrong mark shows nothing
+                self._public = self._painted
+            elif self._painted is not None:
+                self._public = self._repaint(self._painted, cell, auto)
         return events
 
-    def _auto_reveal(self) -> dict[Cell, int]:
+    def _repaint(self, rows: tuple[str, ...], cell: Cell, auto: dict[Cell, int]) -> tuple[str, ...]:
+        """The public rows of the version before this move, with the cells it showed painted
+        (``cell``, a number or a claim, and the auto-revealed numbers): what
+        :func:`engine.view.public_rows` paints from scratch while the game is on.
+
+        Why: painting the board from every number and claim (a loop over up to 121 cells)
+        was ~75k instructions per move (bench/path.py: the stored form paints it, the three
+        views reuse it); a move shows one cell and what the auto-reveal opened."""
+        grid = list(rows)
+        number = self.numbers.get(cell)
+        r, c = cell
+        row = grid[r]
+        if number is not None:
+            ch = _DIGITS[number]
+        else:
+            seat, claim = self.claims[cell]
+            ch = CLAIM_CHARS[seat][claim]
+        grid[r] = row[:c] + ch + row[c + 1:]
+        for (r, c), number in auto.items():
+            row = grid[r]
+            grid[r] = row[:c] + _DIGITS[number] + row[c + 1:]
+        return tuple(grid)
+
+    def _auto_reveal(self, number: tuple[Cell, int] | None, mine: Cell | None) -> dict[Cell, int]:
         """Deduction auto-reveal (RULES.md): public information only, never private marks.
 
         A wrong mark changes no public information, so after one the set of revealable cells
         is the same as before (already revealed); the caller skips the call then.
+
+        ``numbers`` and ``claims`` only ever grow, at their ends: the position extends the one
+        solved for the last auto-reveal (``_solved``) by the cells it revealed and this move's
+        ``number`` (a ``(cell, value)``) or ``mine`` (a cell), and the reveal cache is told so
+        (``RevealCache.extending``) instead of comparing everything with its positions.
         """
+        ext = self.reveal_cache.extending(self._solved, number, mine)
         found = deduce.revealable(
             self.setup.width, self.setup.height, self.setup.total_mines, self.numbers, self.claims.keys(),
-            cache=self.reveal_cache,
+            cache=ext,
         )
+        self._solved = ext.state
         self.numbers.update(found)
         return found
 
@@ -421,7 +469,7 @@ class Duel:
         return SnapshotParts(
             self._fixed,
             {
-                "phase": self.phase.value,
+                "phase": self.phase._value_,  # (see _line_data)
                 "outcome": self.outcome.to_data() if self.outcome else None,
                 "to_move": self.to_move,
                 "scores": list(self.scores),
@@ -534,6 +582,20 @@ class Duel:
     def diff(old: "View", new: "View") -> "ViewDiff":
         """What changed between two views of one viewer (:func:`engine.view.diff`)."""
         return diff(old, new)
+
+    def diff_since(self, previous: "Duel", viewer: int) -> "ViewDiff":
+        """``diff(previous.view(viewer), self.view(viewer))``, worked out from what the last
+        move showed when ``self`` is ``previous`` plus that move and the game is on
+        (:func:`engine.view.diff_of_move`; a renderer that needs only the difference need not
+        make the views)."""
+        change = diff_of_move(previous, self, viewer)
+        return change if change is not None else diff(previous.view(viewer), self.view(viewer))
+
+    def diff_data_since(self, previous: "Duel", viewer: int) -> dict[str, Any]:
+        """``self.diff_since(previous, viewer).to_data()``, made without the intermediate
+        objects when it can (:func:`engine.view.diff_data_of_move`)."""
+        data = diff_data_of_move(previous, self, viewer)
+        return data if data is not None else diff(previous.view(viewer), self.view(viewer)).to_data()
 
     def record(self) -> dict[str, Any]:
         """The public record of a finished game: setup, every move, the move list, the result

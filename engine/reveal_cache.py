@@ -34,7 +34,7 @@ from functools import lru_cache
 
 from .deduce import _bits, _geometry
 
-__all__ = ["RevealCache"]
+__all__ = ["RevealCache", "Extension"]
 
 Cell = tuple[int, int]
 
@@ -67,7 +67,8 @@ class RevealCache:
         self._state_limit = states
         self._comp_limit = components
         self._board: tuple = (None, None, None)  # (width, height), geometry, dilation masks
-        self.stats = {"extended": 0, "fresh": 0, "repeated": 0, "component_hits": 0, "component_builds": 0}
+        self.stats = {"extended": 0, "fresh": 0, "repeated": 0, "component_hits": 0, "component_builds": 0,
+                      "component_derived": 0}
 
     def __len__(self) -> int:
         """Positions held (at most ``states``)."""
@@ -87,6 +88,17 @@ class RevealCache:
     ) -> dict[Cell, int]:
         """``engine.deduce.revealable(width, height, total_mines, numbers, visible_mines)``,
         the same dict (same order) and the same ``ValueError``s, from the cached positions."""
+        return self._solve(width, height, total_mines, numbers, visible_mines).answer(self._board[1])
+
+    def extending(self, base: _State | None, number: tuple[Cell, int] | None = None,
+                  mine: Cell | None = None) -> Extension:
+        """A stand-in for this cache that knows which solved position the next one extends,
+        and by what: ``revealable(..., cache=cache.extending(base, number, mine))``, then
+        ``.state`` is the position solved, to pass as the next ``base``. See :class:`Extension`."""
+        return Extension(self, base, number, mine)
+
+    def _solve(self, width, height, total_mines, numbers, visible_mines) -> _State:
+        """The solved position of ``revealable``'s arguments (from a cached one if it can)."""
         if width.__class__ is not int or height.__class__ is not int or width <= 0 or height <= 0:
             raise ValueError(f"bad board size {width!r}x{height!r}")
         if total_mines.__class__ is not int or total_mines < 0:
@@ -141,7 +153,7 @@ class RevealCache:
             if parent is not last:
                 states.remove(parent)
                 states.append(parent)
-            return parent.answer(geo)
+            return parent
         if parent is None:
             self.stats["fresh"] += 1
             parent = _State.empty(key, geo)
@@ -166,7 +178,67 @@ class RevealCache:
         if len(states) >= self._state_limit:
             del states[0]
         states.append(state)
-        return state.answer(geo)
+        return state
+
+    def _solve_from(self, ext: Extension, width, height, total_mines, numbers, visible_mines) -> _State:
+        """:meth:`_solve` for an :class:`Extension`: the new items are ``ext.base``'s revealed
+        cells and ``ext.number``, the new visible mine ``ext.mine``; if the sizes of
+        ``numbers`` and ``visible_mines`` do not add up to that, solved as :meth:`_solve` does."""
+        base = ext.base
+        board = self._board
+        reveal = base.reveal
+        number = ext.number
+        mine = ext.mine
+        nv = len(base.vis_cells)
+        if (
+            base.key != (width, height, total_mines)
+            or board[0] != (width, height)
+            or len(numbers) != base.nnum + len(reveal) + (number is not None)
+            or len(visible_mines) != nv + (mine is not None)
+        ):
+            return self._solve(width, height, total_mines, numbers, visible_mines)
+        geo = board[1]
+        vis = base.vis
+        vis_cells = base.vis_cells
+        if mine is not None:
+            i = geo.index.get(mine) if mine.__class__ is tuple else None
+            if i is None:
+                raise ValueError(f"visible mine at {mine!r}: not a cell of the board")
+            vis |= 1 << i
+            vis_cells = (*vis_cells, mine)
+        new = sorted(reveal.items()) if reveal else []  # numbers the base found, with their values
+        if number is not None:
+            cell, value = number
+            i = geo.index.get(cell) if cell.__class__ is tuple else None
+            if i is None:
+                raise ValueError(f"number at {cell!r}: not a cell of the board")
+            if value.__class__ is not int or not 0 <= value <= 8:
+                raise ValueError(f"bad number {value!r} at {cell!r}")
+            tail = [*new, (i, value)]
+            if new:
+                new = sorted(tail)
+            else:
+                new = tail
+        elif not new and mine is None:
+            self.stats["repeated"] += 1
+            return base
+        else:
+            tail = new
+        self.stats["extended"] += 1
+        state = _extend(self, geo, board[2], base, new, vis, total_mines)
+        if tail:  # the numbers' keys and values in the order the caller added them
+            cells = geo.cells
+            state.keys = base.keys + [cells[i] for i, _ in tail]
+            state.values = base.values + [v for _, v in tail]
+        else:
+            state.keys, state.values = base.keys, base.values
+        state.nnum = base.nnum + len(tail)
+        state.vis_cells = vis_cells
+        states = self._states
+        if len(states) >= self._state_limit:
+            del states[0]
+        states.append(state)
+        return state
 
     def _component(self, cons: tuple) -> _Comp:
         comp = self._comps.get(cons)
@@ -174,11 +246,56 @@ class RevealCache:
             self.stats["component_hits"] += 1
             return comp
         comp = _Comp(cons)  # raises ValueError when the constraints admit no layout
-        self.stats["component_builds"] += 1
+        self._store(cons, comp, "component_builds")
+        return comp
+
+    def _store(self, cons: tuple, comp: _Comp, how: str) -> None:
+        self.stats[how] += 1
         if len(self._comps) >= self._comp_limit:
             self._comps.clear()
         self._comps[cons] = comp
-        return comp
+
+
+class Extension:
+    """A stand-in for a :class:`RevealCache` whose caller knows how the position it asks about
+    extends ``base``, a position solved before (``state`` of an earlier Extension of this
+    cache; ``None``: not known): ``numbers`` is ``base``'s numbers, then the cells ``base``
+    found revealable with their numbers (in the order of its answer), then ``number`` (a
+    ``(cell, value)``, if any); ``visible_mines`` is ``base``'s, then ``mine`` (if any)::
+
+        ext = cache.extending(base, number, mine)
+        found = deduce.revealable(width, height, total, numbers, visible, cache=ext)
+        base = ext.state                      # the position just solved
+
+    The answer is exactly ``revealable``'s: the new items are checked as ever, and if the sizes
+    of ``numbers`` and ``visible_mines`` do not add up to the account the position is found as
+    :meth:`RevealCache.revealable` finds it.  Only the comparison of every number and visible
+    mine with the cached position's is left out, which is what the caller vouches for.
+    ``engine.Duel`` is that caller (its numbers and claims are dicts it only ever adds to).
+
+    Why: that comparison, and reading the new items off the end of the numbers, was an eighth
+    of the auto-reveal's instructions per explore move (~35k of ~260k under callgrind,
+    bench/path.py); the base's own found cells, already as indices, cost a few hundred.
+    """
+
+    __slots__ = ("cache", "base", "number", "mine", "state")
+
+    def __init__(self, cache: RevealCache, base: _State | None, number: tuple[Cell, int] | None = None,
+                 mine: Cell | None = None) -> None:
+        self.cache = cache
+        self.base = base
+        self.number = number
+        self.mine = mine
+        self.state: _State | None = None
+
+    def revealable(self, width, height, total_mines, numbers, visible_mines) -> dict[Cell, int]:
+        cache = self.cache
+        if self.base is None:
+            state = cache._solve(width, height, total_mines, numbers, visible_mines)
+        else:
+            state = cache._solve_from(self, width, height, total_mines, numbers, visible_mines)
+        self.state = state
+        return state.answer(cache._board[1])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -267,9 +384,11 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
     left: dict[int, int] = {}  # mask -> need: the constraints of the components to solve again
     active = []  # (need, mask): constraints to check with the single-number rule
     clean = []  # the parent's (component, rest) pairs untouched so far
+    dirty = []  # the parent's components whose constraints are solved again
     for part in parent.parts:
         comp = part[0]
         if comp.mask & fact:
+            dirty.append(comp)
             for need, m in comp.cons:
                 if m & fact:
                     active.append((need - (m & fact_mine).bit_count(), m & ~fact))
@@ -327,6 +446,7 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
             for part in clean:
                 comp = part[0]
                 if comp.mask & touch:
+                    dirty.append(comp)
                     for need, m in comp.cons:
                         if m & fresh or m in left:
                             active.append((need, m))
@@ -358,9 +478,31 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
         keep.append([gm, gc])
         groups = keep
     comps = [part[0] for part in clean]
-    for _, gc in groups:
-        gc.sort()
-        comps.append(cache._component(tuple(gc)))
+    if dirty and groups:
+        # each group from the parent's components it holds the cells of, if none is split
+        # between groups (see _derive)
+        hits = [0] * len(dirty)
+        for gm, _ in groups:
+            for j, comp in enumerate(dirty):
+                if comp.mask & gm:
+                    hits[j] += 1
+        gone_mine = vis | mine
+        for gm, gc in groups:
+            gc.sort()
+            cons = tuple(gc)
+            olds = [comp for j, comp in enumerate(dirty) if comp.mask & gm and hits[j] == 1]
+            comp = None
+            if olds and len(olds) == sum(1 for c in dirty if c.mask & gm):
+                comp = cache._comps.get(cons)
+                if comp is None:
+                    comp = _derive(olds, cons, unknown, gone_mine)
+                    if comp is not None:
+                        cache._store(cons, comp, "component_derived")
+            comps.append(comp if comp is not None else cache._component(cons))
+    else:
+        for _, gc in groups:
+            gc.sort()
+            comps.append(cache._component(tuple(gc)))
 
     # --- which mine counts each component may hold, given the others and the interior -------
     frontier = 0
@@ -907,6 +1049,149 @@ def _solutions(needs0: int, steps: list, limit: int) -> list[int] | None:
     return cur.get(0, [])
 
 
+def _derive(olds: list[_Comp], cons: tuple, unknown: int, mines: int) -> _Comp | None:
+    """The component of the constraints ``cons``, from the parent's components ``olds`` (all
+    of whose cells still unknown lie in it) instead of solving it from scratch; ``None`` if
+    that is not possible here (an old component without its solutions, or too many).
+
+    Why: a move changes a component by a cell or a constraint or two, but solving it again
+    from its constraints costs with its size (120k instructions for three constraints, 600k
+    for eight: most of the auto-reveal's component work per explore move); deriving costs
+    with the handful of solutions it has.
+
+    Exact because every solution of the new constraints restricted to an old component's
+    constraints is a solution of those (with the cells gone since fixed: safe, or a mine in
+    ``mines``), so the new solutions are among the products of the old ones, reduced by the
+    gone cells, then split by each constraint of ``cons`` that is not literally an old one;
+    each such constraint keeps exactly the splits that meet it.  (The old constraints reduced
+    by gone cells are among those applied; they hold already, and keep every solution.)
+    Boxes may come out finer than ``_Comp`` would make them: still sets of interchangeable
+    cells, which is all the verdicts assume.
+    """
+    masks: list[int] = []
+    sizes: list[int] = []
+    sols = [0]
+    known = set()
+    for comp in olds:
+        known.update(comp.cons)
+        csols = comp.sols
+        if csols is None:
+            if comp.layers is not None:
+                return None
+            csols = [comp.needs0 | comp.needs0 << 8]  # one constraint: one box, holding its need
+        base = len(masks)
+        for i, bm in enumerate(comp.box_masks):
+            gone = bm & ~unknown
+            if gone:
+                gm = (gone & mines).bit_count()
+                keep = bm ^ gone
+                size = keep.bit_count()
+                sh = 8 + 4 * i
+                out = []
+                for code in csols:
+                    k = (code >> sh & 15) - gm
+                    if 0 <= k <= size:
+                        out.append(code - (gm << sh) - gm)
+                csols = out
+                masks.append(keep)
+                sizes.append(size)
+            else:
+                masks.append(bm)
+                sizes.append(comp.box_sizes[i])
+        if not base:
+            sols = csols
+        else:  # the product: mine counts added, this component's boxes after the others'
+            sh = 8 + 4 * base
+            adds = [(b & 255) + ((b >> 8) << sh) for b in csols]
+            sols = [a + b for a in sols for b in adds]
+        if not sols or len(sols) > _SOLUTIONS:
+            return None
+    union = 0
+    for m in masks:
+        union |= m
+    for need, m in cons:
+        if (need, m) in known:
+            continue
+        # split the boxes by m: those inside count toward need, those cut in two get the
+        # part inside as a new box; the cells of m in no box yet are one new box
+        whole = []  # shifts of boxes inside m
+        cut = []  # (shift of the box, shift of its new inside part, inside size, outside size)
+        for i in range(len(masks)):
+            bm = masks[i]
+            inside = bm & m
+            if inside:
+                if inside == bm:
+                    whole.append(8 + 4 * i)
+                else:
+                    a = inside.bit_count()
+                    cut.append((8 + 4 * i, 8 + 4 * len(masks), a, sizes[i] - a))
+                    masks[i] = bm ^ inside
+                    sizes[i] -= a
+                    masks.append(inside)
+                    sizes.append(a)
+        fresh = m & ~union
+        fs = fresh.bit_count()
+        if fresh:
+            fsh = 8 + 4 * len(masks)
+            masks.append(fresh)
+            sizes.append(fs)
+            union |= fresh
+        out = []
+        for code in sols:
+            t = need
+            for sh in whole:
+                t -= code >> sh & 15
+            if t < 0:
+                continue
+            if not cut:
+                if fresh:
+                    if t <= fs:
+                        out.append(code + t + (t << fsh))
+                elif not t:
+                    out.append(code)
+                continue
+            partial = [(code, t)]
+            for sh, nsh, a, b in cut:
+                nxt = []
+                for c, left in partial:
+                    k = c >> sh & 15
+                    lo = k - b if k > b else 0
+                    hi = a if a < k else k
+                    if hi > left:
+                        hi = left
+                    for x in range(lo, hi + 1):
+                        nxt.append((c - (x << sh) + (x << nsh), left - x))
+                partial = nxt
+            for c, left in partial:
+                if left == 0:
+                    out.append(c)
+                elif fresh and left <= fs:
+                    out.append(c + left + (left << fsh))
+        sols = out
+        if not sols or len(sols) > _SOLUTIONS:
+            return None
+    if 0 in sizes:  # boxes whose cells are all gone: their fields (0 in every solution) dropped
+        for j in range(len(sizes) - 1, -1, -1):
+            if not sizes[j]:
+                low = (1 << (8 + 4 * j)) - 1
+                sols = [(c & low) | (c >> 4 & ~low) for c in sols]
+                del masks[j], sizes[j]
+    comp = _Comp.__new__(_Comp)
+    comp.cons = cons
+    comp._rests = {}
+    comp.layers = comp.bounds = comp.deltas = None
+    comp.mask = union
+    comp.box_masks = tuple(masks)
+    comp.box_sizes = tuple(sizes)
+    comp.needs0 = None
+    feasible = 0
+    for code in sols:
+        feasible |= 1 << (code & 255)
+    comp.sols = sols
+    comp.feasible = feasible
+    return comp
+
+
 class _Rest:
     """A component restricted to the mine counts ``allowed`` (those some consistent layout
     of the whole board gives it): each box's possible mine counts (``ksets``, bit k) and the
@@ -920,15 +1205,14 @@ class _Rest:
         self.allowed = allowed
         self._seen: dict[int, object] = {}
         self._func: dict[int, object] = {}
-        if comp.sols is not None:
-            n = len(comp.box_sizes)
-            ksets = [0] * n
-            for code in comp.sols:
-                if allowed >> (code & 255) & 1:
-                    code >>= 8
-                    for i in range(n):
-                        ksets[i] |= 1 << (code & 15)
-                        code >>= 4
+        sols = comp.sols
+        if sols is not None:
+            if comp.feasible & ~allowed:
+                sols = [code for code in sols if allowed >> (code & 255) & 1]
+            if sols:
+                self._read(comp, sols)
+                return
+            ksets = [0] * len(comp.box_sizes)
         elif comp.layers is None:
             ksets = [allowed]
         else:
@@ -978,6 +1262,52 @@ class _Rest:
                     multi.append((i, m, s))
                 else:
                     mid.append((m, kset.bit_length() - 1))
+        self.partial = partial
+        self.safe = safe
+        self.mines = mines
+        self.multi = multi
+        self.mid = mid
+
+    def _read(self, comp: _Comp, sols: list[int]) -> None:
+        """The same, read off the allowed solutions ``sols``: only the boxes whose count differs
+        between solutions (a field of their XOR with the first) are read per solution.
+
+        Why: reading every box of every solution was most of a _Rest (~50k instructions for
+        a component of 6 boxes and 4 solutions, one per new component and move); usually
+        only two or three boxes vary."""
+        first = sols[0]
+        diff = 0
+        for code in sols:
+            diff |= code ^ first
+        ksets = []
+        safe = mines = 0
+        partial = []
+        multi = []
+        mid = []
+        sh = 8
+        i = 0
+        for m, s in zip(comp.box_masks, comp.box_sizes):
+            if diff >> sh & 15:
+                kset = 0
+                for code in sols:
+                    kset |= 1 << (code >> sh & 15)
+                if kset & ((1 << s) - 2):
+                    partial.append(m)
+                multi.append((i, m, s))
+            else:
+                k = first >> sh & 15
+                kset = 1 << k
+                if not k:
+                    safe |= m
+                elif k == s:
+                    mines |= m
+                else:
+                    partial.append(m)
+                    mid.append((m, k))
+            ksets.append(kset)
+            sh += 4
+            i += 1
+        self.ksets = ksets
         self.partial = partial
         self.safe = safe
         self.mines = mines

@@ -335,10 +335,11 @@ class RoomService:
             if counter is None:  # labels() locks and builds a key: look each child up once
                 counter = self._committed[commit.kind] = self.metrics.moves_committed.labels(commit.kind)
             counter.inc()
-            event(log, f"{commit.kind}_committed", room=new.id, v=new.version, kind=commit.kind, seat=seat,
-                  player=player.id if player is not None else None,
-                  action=commit.detail[1] if commit.kind == "move" and len(commit.detail) > 1 else None,
-                  status=new.status.value)
+            if log.isEnabledFor(logging.INFO):  # (the arguments alone cost ~5k instructions a move)
+                event(log, f"{commit.kind}_committed", room=new.id, v=new.version, kind=commit.kind, seat=seat,
+                      player=player.id if player is not None else None,
+                      action=commit.detail[1] if commit.kind == "move" and len(commit.detail) > 1 else None,
+                      status=new.status.value)
         else:
             self.stats["conflicts"] += 1
             self.metrics.commit_conflicts.inc()

@@ -31,7 +31,7 @@ from engine import (
 from engine.bots import hidden_cells
 from engine.deduce import revealable
 from engine.encoding import CLAIM_CHARS, HIDDEN, OWN_WRONG_MARK, UNCLAIMED_MINE
-from engine.view import public_rows, view_of
+from engine.view import diff_data_of_move, diff_of_move, public_rows, view_of
 
 PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -126,6 +126,28 @@ def test_every_cell_of_every_view_shows_what_takes_precedence(game):
             expected = tuple("".join(expected_char(duel, viewer, (r, c)) for c in range(11)) for r in range(11))
             assert duel.view(viewer).rows == expected
             assert view_of(duel, viewer, public) == duel.view(viewer)  # the shared rows change nothing
+
+
+@PROPERTY
+@given(games)
+def test_the_public_rows_repainted_after_each_move_equal_a_fresh_painting(game):
+    """Duel._repaint (the rows of the version before, with the cells the move showed) against
+    painting the whole board, on copies as the server makes them, on decoded versions, and with
+    a version's rows left unpainted now and then (the next one then paints from scratch)."""
+    seed, ruleset = game
+    rng = random.Random(seed)
+    duel = Duel.new(rng, ruleset=ruleset)
+    for step in range(400):
+        if duel.outcome is not None:
+            break
+        if step % 9 == 4:
+            duel = Duel.from_snapshot(duel.snapshot(), duel)
+        seat, move = random_move(duel, rng)
+        copy = duel.copy()
+        copy.apply(seat, move)
+        if rng.random() < 0.8:
+            assert copy.public_rows() == tuple(copy.board_rows(unclaimed_mines=copy.outcome is not None))
+        duel = copy
 
 
 @PROPERTY
@@ -230,6 +252,39 @@ def test_diffs_patch_old_views_into_new_ones(game):
                 if duel.outcome is None:
                     assert len(change.moves) == 1 and "moves" not in change.changed
         previous = views
+
+
+@PROPERTY
+@given(games)
+def test_the_diff_of_a_move_equals_the_diff_of_the_views(game):
+    """Duel.diff_since (engine.view.diff_of_move: worked out from what the move showed) against
+    its dumb twin, the diff of the two views, for every viewer after every move, also for
+    versions decoded from snapshots; and it declines (None) where it cannot tell."""
+    seed, ruleset = game
+    rng = random.Random(seed)
+    duel = Duel.new(rng, ruleset=ruleset)
+    for step in range(400):
+        if duel.outcome is not None:
+            break
+        seat, move = random_move(duel, rng)
+        new = duel.copy()
+        new.apply(seat, move)
+        if step % 5 == 2:  # as another server process has it: decoded, reusing the version before
+            new = Duel.from_snapshot(new.snapshot(), duel)
+        for viewer in VIEWERS:
+            want = diff(duel.view(viewer), new.view(viewer))
+            assert new.diff_since(duel, viewer) == want
+            assert new.diff_since(duel, viewer).to_data() == want.to_data()
+            assert new.diff_data_since(duel, viewer) == want.to_data()
+            fast = diff_of_move(duel, new, viewer)
+            assert fast is None if new.outcome is not None else fast == want
+            data = diff_data_of_move(duel, new, viewer)
+            assert data is None if new.outcome is not None else data == want.to_data()
+            if data is not None:
+                assert msgpack.packb(data) == msgpack.packb(want.to_data())
+        assert diff_of_move(new, duel, SPECTATOR) is None  # not the version after
+        duel = new
+    assert diff_of_move(duel, duel, SPECTATOR) is None
 
 
 @PROPERTY

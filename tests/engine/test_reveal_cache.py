@@ -408,6 +408,57 @@ def test_duel_copies_and_decoded_versions_share_the_cache_and_branch_exactly():
     assert duel.reveal_cache.stats["extended"] == checked - 2
 
 
+@pytest.mark.parametrize("kind", ["random", "explore", "bot"])
+def test_the_duels_own_auto_reveal_matches_uncached(kind, component_pass):
+    """Through ``RevealCache.extending`` (the duel names what each position adds): every
+    auto-reveal of whole games equals the uncached answer for the position it was asked on,
+    also for copies that branch and versions decoded from snapshots, which go on from there."""
+    from engine.bots import choose_move
+
+    for seed in range(3):
+        rng = random.Random(f"{kind}-{seed}")
+        duel = Duel.new(rng, "brettspielnetz", first=0)
+        for step in range(400):
+            if duel.outcome is not None:
+                break
+            if step % 7 == 3:  # a copy made before the move, whose own move differs
+                other = duel.copy()
+                hidden = [c for c in other.geo.cells if other.is_hidden(c)]
+                other.apply(other.to_move, Explore(rng.choice(hidden)))
+            if step % 11 == 5:
+                duel = Duel.from_snapshot(duel.snapshot(), duel if step % 2 else None)
+            if kind == "bot":
+                move = choose_move(duel.view(duel.to_move), rng)
+            else:
+                hidden = [c for c in duel.geo.cells if duel.is_hidden(c)]
+                cell = rng.choice(hidden)
+                move = Mark(cell) if kind == "random" and rng.random() < 0.4 else Explore(cell)
+            duel.apply(duel.to_move, move)
+            if isinstance(move, Mark) and move.cell not in duel.claims:
+                continue  # a wrong mark: no auto-reveal
+            numbers = dict(duel.numbers)
+            for cell in duel.last_opened[1:]:
+                del numbers[cell]
+            want = revealable(11, 11, 15, numbers, list(duel.claims))
+            assert {c: duel.numbers[c] for c in duel.last_opened[1:]} == want
+
+
+def test_an_extension_whose_account_does_not_add_up_is_solved_as_ever():
+    cache = RevealCache()
+    ext = cache.extending(None)
+    numbers = {(5, 5): 1, (5, 4): 1}
+    revealable(11, 11, 15, numbers, [], cache=ext)
+    base = ext.state
+    more = {**numbers, (0, 0): 0, (0, 1): 0}  # two new numbers, but the account names one
+    ext = cache.extending(base, ((0, 0), 0), None)
+    assert revealable(11, 11, 15, more, [], cache=ext) == revealable(11, 11, 15, more, [])
+    assert ext.state.numbers == more
+    with pytest.raises(ValueError):  # a bad new number is refused as ever
+        revealable(11, 11, 15, {**more, (1, 1): 9}, [], cache=cache.extending(ext.state, ((1, 1), 9), None))
+    with pytest.raises(ValueError):
+        revealable(11, 11, 15, more, [(12, 0)], cache=cache.extending(ext.state, None, (12, 0)))
+
+
 # ---------------------------------------------------------------------------------------------
 # The helpers and their dumb twins
 # ---------------------------------------------------------------------------------------------
@@ -504,6 +555,12 @@ def test_component_against_its_layouts(cons, data):
         return
     # None: as the cache builds them (two constraints in closed form); 0: the bitset pass
     comp = rc._Comp(cons, limit=data.draw(st.sampled_from([None, 0, 1, 64])))
+    check_component(comp, layouts, data)
+
+
+def check_component(comp, layouts, data):
+    """``comp`` against every layout of its cells: feasible counts, per allowed set the boxes'
+    counts, safe cells, and what a set of seen cells adds."""
     assert bits_of(comp.feasible) == {lay.bit_count() for lay in layouts}
     union = comp.mask
     assert sum(comp.box_masks) == union and all(m for m in comp.box_masks)
@@ -537,6 +594,64 @@ def test_component_against_its_layouts(cons, data):
         assert func is rc._VARY
     else:
         assert func == {m: v.pop() - const for m, v in values.items()}
+
+
+@st.composite
+def derivations(draw):
+    """What ``_derive`` is given: one or two solved components (on cells 0-8 and 9-17), cells of
+    theirs gone since (safe or a mine, as in one of their layouts), and the new constraints:
+    theirs reduced by the gone cells, and new ones over their remaining cells and up to three
+    new cells (18-20), with needs from a layout (or, now and then, any need)."""
+    olds, layout = [], 0
+    for k in range(draw(st.integers(1, 2))):
+        cons = tuple(sorted((need, m << 9 * k) for need, m in draw(components())))
+        lays = component_layouts(cons)
+        if not lays:
+            cons = ((1, 3 << 9 * k),)
+            lays = component_layouts(cons)
+        olds.append(cons)
+        layout |= draw(st.sampled_from(lays))
+    cells = 0
+    for cons in olds:
+        for _, m in cons:
+            cells |= m
+    gone = sum(1 << i for i in draw(st.sets(st.sampled_from(sorted(bits_of(cells))), max_size=3)))
+    fresh = draw(st.integers(0, 7)) << 18
+    layout |= fresh if draw(st.booleans()) else draw(st.integers(0, 7)) << 18 & fresh
+    unknown = (cells & ~gone) | fresh
+    new = {}
+    for cons in olds:
+        for need, m in cons:
+            if m & ~gone:
+                new[m & ~gone] = need - (m & gone & layout).bit_count()
+    for _ in range(draw(st.integers(0, 3))):
+        m = draw(st.integers(1, unknown)) & unknown if unknown else 0
+        if m and m.bit_count() <= 8 and m not in new:  # (one need per mask, as the cache keeps them)
+            new[m] = (m & layout).bit_count() if draw(st.integers(0, 5)) else draw(st.integers(0, m.bit_count()))
+    return olds, tuple(sorted((need, m) for m, need in new.items())), unknown, gone & layout
+
+
+@slow(400)
+@given(case=derivations(), data=st.data())
+def test_a_derived_component_against_its_layouts(case, data, monkeypatch):
+    """_derive (a component from the parent's ones it grew from) against every layout of the new
+    constraints, as test_component_against_its_layouts checks components solved from scratch."""
+    olds, cons, unknown, mines = case
+    if any(len(c) > 2 for c in olds):
+        assert rc._derive([rc._Comp(c, limit=0) for c in olds], cons, unknown, mines) is None  # no solutions kept
+    monkeypatch.setattr(rc, "_SOLUTIONS", 10**6)  # (else None also when they are many)
+    comp = rc._derive([rc._Comp(c) for c in olds], cons, unknown, mines)
+    if not cons:
+        return
+    layouts = component_layouts(cons)
+    if comp is None:
+        assert not layouts
+        return
+    union = 0
+    for _, m in cons:
+        union |= m
+    assert comp.mask == union and comp.cons == cons and comp.sols is not None
+    check_component(comp, layouts, data)
 
 
 class _Allowed:

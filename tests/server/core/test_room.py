@@ -61,6 +61,27 @@ def test_views_are_computed_once_per_room() -> None:
     assert room.evolve(version=4).view(0) is not room.view(0)
 
 
+def test_evolve_makes_the_room_dataclasses_replace_makes() -> None:
+    """Room.evolve copies the attributes instead of calling __init__ (a speed path): its dumb
+    twin is ``dataclasses.replace``."""
+    from dataclasses import replace
+
+    room = a_room(clock=Clock.new(60_000, 1_000).start(0, 500))
+    room.view(0)
+    for changes in ({}, {"version": 9}, {"players": (None, BEN), "rematch": "r2"},
+                    {"game": room.game.copy(), "clock": None, "version": 4, "created_ms": 1, "id": "x"}):
+        new = room.evolve(**changes)
+        want = replace(room, _views={}, **changes)
+        assert new == want and vars(new) == vars(want) and type(new) is Room
+        assert new._views == {} and new._views is not room._views
+        with pytest.raises(AttributeError):
+            new.version = 1  # still frozen
+    with pytest.raises(TypeError):
+        room.evolve(colour="red")  # not a field: refused as replace refuses it
+    with pytest.raises(TypeError):
+        room.evolve(_views={})
+
+
 def test_a_room_decoded_with_its_previous_version_is_the_plain_decode() -> None:
     """What the hub does with another process's commit: decode reusing the Room it has."""
     rng = random.Random(5)

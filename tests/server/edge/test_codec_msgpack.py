@@ -66,3 +66,32 @@ def test_a_wrong_mark_reaches_only_its_author():
             assert all(line[3] is None for line in diff["moves"])
         return
     raise AssertionError("seat 0 never made a wrong mark in this game: pick another seed")
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 10**6), st.booleans())
+def test_an_update_frame_is_the_plain_packing_of_the_frame(seed, timed):
+    """The frame is joined from pieces (the room's facts packed once while they hold, each
+    event packed once per commit, the diff from the move: speed paths); its dumb twin packs the
+    dict of the views' diff, the events' data and the room's facts at once, byte for byte."""
+    import server.edge.codec_msgpack as codec_module
+    from engine.clock import Clock
+    from server.store.keys import pack
+
+    codec_module_now = codec_module.now_ms
+    codec_module.now_ms = lambda: 1_000
+    try:
+        codec = MsgpackCodec()
+        for old, new, events in rooms_of_a_game(seed, moves=80):
+            if timed:  # the same moves, as a timed room (its facts hold the clock: never kept)
+                clock = Clock.new(60_000, 0).start(old.game.to_move, 0)
+                old, new = old.evolve(clock=clock), new.evolve(clock=clock)
+            for viewer in (2, 0, 1):
+                want = pack({
+                    "t": "update", "v": new.version, "room": new.meta_data(1_000),
+                    "events": [event_to_data(e) for e in events if visible_to(e, viewer)],
+                    "diff": new.game.diff(old.view(viewer), new.view(viewer)).to_data(),
+                })
+                assert codec.update(old, new, viewer, events) == want
+    finally:
+        codec_module.now_ms = codec_module_now
