@@ -10,7 +10,9 @@ Every dynamic part of a room page is an element with a stable ``id`` (see :data:
 websocket frame is a run of such top-level elements; the htmx ws extension swaps each one
 out-of-band by ``id``. A snapshot frame carries every area; an update frame only the changed
 cells, the player cards, the status, the mines counter, the new move-list lines (prepended
-with ``hx-swap-oob="afterbegin:#moves"``) and the version input.
+with ``hx-swap-oob="afterbegin:#moves"``, and again in a new ``#toast``) and the version input.
+Both carry the tab's title as ``<div hx-swap-oob="innerHTML:title">`` (the ws extension drops
+a ``<title>`` in a frame: docs/ARCHITECTURE.md, "The tab's title").
 
 Secrets: everything comes from ``room.view(viewer)``; the only per-viewer facts are the
 viewer's own wrong marks, which the engine puts in that seat's view alone.
