@@ -51,7 +51,7 @@ from .store.pubsub import PubSub, open_pubsub
 from .store.results import Results
 from .store.service import Retention, RoomService
 from .store.store import Store
-from .web import pages
+from .web import pages, sound
 from .web.assets import Assets
 from .web.html_codec import HtmlCodec
 from .web.lobby import LobbyFeed, lobby_sections
@@ -114,6 +114,7 @@ def create_app(
     routes: list[BaseRoute] = [*api.routes, *players_api.routes, *ws_api.routes, *ops.routes]
     if web:
         all_codecs[html.name] = html
+        all_codecs[sound.CODEC] = sound.SoundHtml(html)  # pages that turned the turn sound on
         routes += [*ws_browser.routes, *ws_lobby.routes, *ws_pair.routes, *pages.routes]
     all_codecs.update(codecs or {})
     routes.extend(extra_routes)

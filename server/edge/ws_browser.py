@@ -38,6 +38,7 @@ from ..core.decide import Claim, Play, Refused
 from ..core.room import Player, Room, Status
 from ..outage import UNAVAILABLE, UNAVAILABLE_MESSAGE, redis_down
 from ..store.service import RoomRefused
+from ..web import sound
 from ..web.html_codec import SNAPSHOT_MARK, HtmlCodec
 from ..web.presence_view import claim_look
 from ..web.site import web_of
@@ -316,9 +317,9 @@ async def _browser_socket(websocket: WebSocket) -> None:
     async def close(code: int, reason: str) -> None:
         await websocket.close(code, reason)
 
-    conn = BrowserConn(html, room.viewer_of(player), html.name, player.id if player else None,
-                       frame_sender(websocket, text=True), close, maxsize=settings.send_queue,
-                       inline=settings.inline_send)
+    conn = BrowserConn(html, room.viewer_of(player), sound.codec_name(websocket, html.name),
+                       player.id if player else None, frame_sender(websocket, text=True), close,
+                       maxsize=settings.send_queue, inline=settings.inline_send)
     writer = asyncio.create_task(conn.run(), name=f"ws-writer-{room_id}")
     beat: asyncio.Task[None] | None = None
     session: Session | SoloSession = (SoloSession if room.kind == "classic" else Session)(

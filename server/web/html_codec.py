@@ -10,7 +10,9 @@ Every dynamic part of a room page is an element with a stable ``id`` (see :data:
 websocket frame is a run of such top-level elements; the htmx ws extension swaps each one
 out-of-band by ``id``. A snapshot frame carries every area; an update frame only the changed
 cells, the player cards, the status, the mines counter, the new move-list lines (prepended
-with ``hx-swap-oob="afterbegin:#moves"``) and the version input.
+with ``hx-swap-oob="afterbegin:#moves"``, and again in a new ``#toast``) and the version input.
+Both carry the tab's title as ``<div hx-swap-oob="innerHTML:title">`` (the ws extension drops
+a ``<title>`` in a frame: docs/ARCHITECTURE.md, "The tab's title").
 
 Secrets: everything comes from ``room.view(viewer)``; the only per-viewer facts are the
 viewer's own wrong marks, which the engine puts in that seat's view alone.
@@ -27,7 +29,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
-from engine import SPECTATOR, Event, Explore, Mark, cell_name
+from engine import SPECTATOR, Event, Explore, Mark, MoveLine, cell_name
 
 from ..core.room import Room, Status
 from ..store.analyses import StoredAnalysis
@@ -38,7 +40,7 @@ from .odds_view import odds_look, overlay
 from .presence_view import ClaimLook, abortable, away_text
 from .rating_labels import RatingLabels
 from .solo_codec import SoloHtml
-from .status_view import clock_looks, outcome_text, player_looks, status_look
+from .status_view import clock_looks, outcome_text, player_looks, status_look, tab_title
 from .view_model import board_looks, cell_look, move_text, player_names, score_text
 
 WEB_DIR = Path(__file__).resolve().parent.parent.parent / "web"
@@ -92,11 +94,12 @@ class HtmlCodec:
 
     def areas(self, room: Room, viewer: int, now_ms: int | None = None, at: int | None = None,
               analysis: StoredAnalysis | None = None, odds: bool = False, odds_failed: bool = False,
-              ) -> dict[str, Markup]:
+              fresh: Sequence[MoveLine] = ()) -> dict[str, Markup]:
         """Every dynamic element of the room page for ``viewer``, by id.
 
         ``at``: for a finished game, show the replay position after ``at`` moves instead of
         the final board. ``analysis``, ``odds``, ``odds_failed``: see :meth:`replay`.
+        ``fresh``: the move lines this frame brings news of (the toast; none on a page).
         """
         now = _now_ms() if now_ms is None else now_ms
         view = room.view(viewer)
@@ -136,8 +139,15 @@ class HtmlCodec:
             "selection": m.selection(None, playable, False),
             "abort": m.abort(abortable(room, viewer)),
             "claim": m.claim(None),
+            "toast": self.toast(room, fresh),
+            "sound": m.sound(),
         })
         return out
+
+    def toast(self, room: Room, lines: Sequence[MoveLine]) -> Markup:
+        """The ``toast`` element: what the move lines ``lines`` (of one viewer's view) did."""
+        names = player_names(room)
+        return self.m.toast([move_text(line, names) for line in lines])
 
     def selection_panel(self, panel: dict[str, str] | None, playable: bool, confirming_resign: bool = False) -> str:
         """Only the selection panel (``panel``: ``{"name": "f6", "action": "explore"}`` or ``None``)."""
@@ -205,11 +215,13 @@ class HtmlCodec:
 
     # ------------------------------------------------------------------ Codec
 
-    def snapshot(self, room: Room, viewer: int) -> str:
+    def snapshot(self, room: Room, viewer: int, fresh: Sequence[MoveLine] = ()) -> str:
+        """Every area, and the tab's title. ``fresh``: see :meth:`areas` (an update that is a
+        snapshot: the end of the game)."""
         if room.kind == "classic":
             return self.solo.snapshot(room, viewer)
-        parts = self.areas(room, viewer)
-        return SNAPSHOT_MARK + "".join(parts.values())
+        parts = self.areas(room, viewer, fresh=fresh)
+        return SNAPSHOT_MARK + "".join(parts.values()) + str(self.m.title(tab_title(room, viewer)))
 
     def update(self, old: Room, new: Room, viewer: int, events: Sequence[Event]) -> str:
         if new.kind == "classic":
@@ -221,11 +233,11 @@ class HtmlCodec:
             or old.commitment != new.commitment
         ):
             # joins, the end, rematch offers: rare, so the whole picture
-            return self.snapshot(new, viewer)
+            return self.snapshot(new, viewer, _fresh(old, new, viewer))
         a, b = old.view(viewer), new.view(viewer)
         change = new.game.diff(a, b)
         if "moves" in change.changed:
-            return self.snapshot(new, viewer)
+            return self.snapshot(new, viewer, _fresh(old, new, viewer))
         names = player_names(new)
         m = self.m
         out = [
@@ -239,6 +251,8 @@ class HtmlCodec:
         if change.moves:
             lines = [move_text(line, names) for line in reversed(change.moves)]
             out.append(m.moves_prepend(lines))
+            out.append(self.toast(new, change.moves))
+        out.append(m.title(tab_title(new, viewer)))
         out.append(m.notice(""))  # a notice about the board before ("wait for their move") no longer holds
         if viewer in (0, 1):
             out.append(m.seen_version(new.version))
@@ -311,6 +325,11 @@ class HtmlCodec:
         return "".join(str(x) for x in out)
 
 
+def _fresh(old: Room, new: Room, viewer: int) -> Sequence[MoveLine]:
+    """The move lines ``new`` adds to ``old``, as ``viewer``'s view words them."""
+    return new.view(viewer).moves[len(old.view(viewer).moves):]
+
+
 def oob(element: str) -> str:
     """``element`` marked for an out-of-band swap by id (htmx HTTP responses need the marker;
     websocket frames do not: the ws extension swaps every top-level element by id)."""
@@ -322,5 +341,7 @@ def _now_ms() -> int:
 
 
 AREAS = ("status", "players", "board", "mines-left", "moves", "fair", "endgame", "notice", "hb", "seen-v", "selection",
-         "abort", "claim")
-"""The ids of the dynamic areas of a room page (``spectators`` is sent by presence frames)."""
+         "abort", "claim", "toast", "sound")
+"""The ids of the dynamic areas of a room page (``spectators`` is sent by presence frames;
+``title`` by snapshots and updates, into the page's ``<title>``; ``sound`` is empty but in
+the update of a sound page's turn, :mod:`.sound`)."""

@@ -44,6 +44,7 @@ routes = [
     Route("/g/{id}/rematch", room_pages.rematch, methods=["POST"], middleware=_headers),
     Route("/g/{id}/rematch/decline", room_pages.decline_rematch, methods=["POST"], middleware=_headers),
     Route("/g/{id}/cancel", room_pages.cancel_challenge, methods=["POST"], middleware=_headers),
+    Route("/g/{id}/sound", room_pages.set_sound, methods=["POST"], middleware=_headers),
     Route("/static/v/{version}/{path:path}", static, middleware=_headers),
     *solo_routes,
     *pair_routes,

@@ -20,12 +20,14 @@ from ..edge.peer import is_tls
 from ..outage import redis_down
 from ..store.analyses import NotAnalysed, StoredAnalysis
 from ..store.service import RoomRefused
+from . import sound
 from .html_codec import HtmlCodec, oob
 from .lobby import list_room
 from .presence_view import away_text
-from .site import ROOM_ID, Web, error_page, redirect, same_origin, web_of
+from .site import ROOM_ID, Web, error_page, form_of, redirect, same_origin, web_of
 from .solo_pages import solo_room_page
-from .view_model import player_names, points_text
+from .status_view import tab_title
+from .view_model import points_text
 
 log = logging.getLogger("mineduel.pages")
 
@@ -87,8 +89,6 @@ async def room_page(request: Request) -> Response:
     analysis, broken = await _analysis(request, room) if room.status is Status.OVER else (None, False)
     areas = codec.areas(room, viewer, at=at, analysis=analysis, odds=_odds(request), odds_failed=broken)
     attendance = request.app.state.hub.attendance(room.id)  # the socket's presence frame brings it fresh
-    names = player_names(room)
-    title = f"{names[0] or '…'} vs {names[1] or '…'}"
     invite = None
     if room.status is Status.WAITING and viewer != SPECTATOR:
         url = request.url.replace(query="", fragment="")
@@ -107,13 +107,14 @@ async def room_page(request: Request) -> Response:
     return web.render(
         "room.html",
         me=me,
-        title=title,
+        title=tab_title(room, viewer),
         room_id=room.id,
         viewer=viewer,
         seated=viewer != SPECTATOR,
         areas=areas,
         spectators=codec.m.spectators(attendance.spectators),
         away=codec.m.away(away_text(room, attendance)),
+        sound_toggle=codec.m.sound_toggle(room.id, sound.sound_on(request)) if viewer != SPECTATOR else "",
         invite_url=invite,
         ruleset=room.ruleset,
         ruleset_label=("Brettspielnetz rules" if room.ruleset == "brettspielnetz" else "Coan rules") + clock,
@@ -226,3 +227,13 @@ async def cancel_challenge(request: Request, room_id: str, me: Player | None) ->
     return redirect("/")
 
 
+
+
+@_posted_on_room
+async def set_sound(request: Request, room_id: str, me: Player | None) -> Response:
+    """The "your turn" sound turned on or off (``sound=on|off``; :mod:`server.web.sound`), then
+    back to the room, whose new socket gets the frames that go with it."""
+    form = await form_of(request)
+    response = redirect(f"/g/{room_id}")
+    sound.remember(response, request, form.get("sound") == "on")
+    return response

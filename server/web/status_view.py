@@ -12,6 +12,7 @@ from engine.events import ABANDONED, ABORTED, RESIGNATION, TIMEOUT
 
 from ..core.computer import level_of
 from ..core.room import Player, Room, Status
+from .i18n import gettext as _
 from .view_model import (
     player_names,
     score_text,
@@ -81,6 +82,27 @@ def status_look(room: Room, viewer: int) -> StatusLook:
     if viewer in (0, 1):
         return StatusLook(f"{seat_name(names, to_move)}\u2019s turn \u2014 you may pre-select a cell", "their-turn", to_move)
     return StatusLook(f"{seat_name(names, to_move)}\u2019s turn", "watching", to_move)
+
+
+TURN_MARK = "\u25cf"
+"""Leads the tab's title while it is the reader's turn, so a background tab shows it."""
+
+
+def tab_title(room: Room, viewer: int) -> str:
+    """The page's ``<title>``, following the status: "● Your turn · Anna vs Ben · MineDuel",
+    "Ben’s turn · …", the result at the end (the status line, read from the reader's side)."""
+    names = player_names(room)
+    game = _("%(a)s vs %(b)s") % {"a": names[0] or "\u2026", "b": names[1] or "\u2026"}
+    look = status_look(room, viewer)
+    if look.css == "your-turn":
+        head = f"{TURN_MARK} {_('Your turn')}"
+    elif look.css == "waiting":
+        head = _("Waiting for an opponent")
+    elif look.to_move is not None:
+        head = _("%(name)s\u2019s turn") % {"name": seat_name(names, look.to_move)}
+    else:
+        head = look.text
+    return " \u00b7 ".join(part for part in (head, game, "MineDuel") if part)
 
 
 def clock_text(ms: int) -> str:

@@ -267,7 +267,7 @@ class Inspector:
             r, c = map(int, a["id"][5:].split("-"))
             check_cell(set(a["class"].split()), a["aria-label"], inner, (r, c), viewer, truth)
             cells += 1
-        for number, seat, css, where in MOVE_RE.findall(text):
+        for number, seat, css, where in MOVE_RE.findall(text) + TOAST_RE.findall(text):
             line = truth.lines[int(number) - 1]
             expect((int(seat), css) == (line.seat, line.verdict.name.lower()), "html move line", number)
             expect(html.unescape(where) == ("?" if truth.cell_hidden_from(viewer, line) else cell_name(line.cell)),
@@ -283,6 +283,9 @@ CELL_RE = re.compile(r'<button ([^>]*\bid="cell-\d+-\d+"[^>]*)>(.*?)</button>', 
 ATTR_RE = re.compile(r'([a-z-]+)="([^"]*)"')
 MOVE_RE = re.compile(r'<li id="move-(\d+)" class="mv p(\d) (gut|autsch|blubb)[^"]*"[^>]*>.*?<span class="at">([^<]*)</span>',
                      re.S)
+TOAST_RE = re.compile(r'<span data-move="(\d+)" class="toast-line p(\d) (gut|autsch|blubb)">.*?<span class="at">([^<]*)</span>',
+                      re.S)
+"""The move toast's lines (server/web/html_codec.py), checked like the move list's."""
 DIGIT_RE = re.compile(r"\d")
 END_CLASSES = {"ghost", "ghost-mine", "wrong", "unclaimed"}
 

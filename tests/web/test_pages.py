@@ -157,3 +157,19 @@ def test_seed_is_a_test_hook_only(redis_url: str) -> None:
             record = plain.get(f"/api/v1/games/{room_id}")
             boards.append(record.json()["commitment"])
         assert boards[0] != boards[1]  # the seed was ignored: fresh random layouts
+
+
+def test_the_turn_sound_is_a_preference_set_by_a_form_on_the_room_page(client: TestClient) -> None:
+    anna = named(client, "Anna")
+    room_url = as_(client, anna).post("/games", data={"seat": "0", "seed": "7"}, headers={"origin": BASE}).headers["location"]
+    page = as_(client, anna).get(room_url).text
+    assert 'id="sound-button" aria-pressed="false"' in page and 'name="sound" value="on"' in page
+    assert "<audio" not in page
+    assert as_(client, anna).post(room_url + "/sound", data={"sound": "on"},
+                                  headers={"origin": "https://evil.example"}).status_code == 403
+    response = as_(client, anna).post(room_url + "/sound", data={"sound": "on"}, headers={"origin": BASE})
+    assert response.status_code == 303 and response.headers["location"] == room_url
+    assert response.cookies["mineduel_sound"] == "on"
+    page = as_(client, {**anna, "mineduel_sound": "on"}).get(room_url).text
+    assert 'id="sound-button" aria-pressed="true"' in page and 'name="sound" value="off"' in page
+    assert 'id="sound-button"' not in as_(client, None).get(room_url).text  # a spectator has no turn
