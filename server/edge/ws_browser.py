@@ -38,7 +38,7 @@ from ..core.decide import Claim, Play, Refused
 from ..core.room import Player, Room, Status
 from ..outage import UNAVAILABLE, UNAVAILABLE_MESSAGE, redis_down
 from ..store.service import RoomRefused
-from ..web.html_codec import SNAPSHOT_MARK, HtmlCodec
+from ..web.html_codec import REPLAY_MARK, SNAPSHOT_MARK, HtmlCodec, keeping_step
 from ..web.presence_view import claim_look
 from ..web.site import web_of
 from ..web.view_model import player_names, seat_name
@@ -66,7 +66,7 @@ class BrowserConn(Outbox):
     and the panel redrawn.
     """
 
-    __slots__ = ("selected", "asking_resign", "claim_shown", "html", "labels_shown")
+    __slots__ = ("selected", "asking_resign", "claim_shown", "html", "labels_shown", "shows_end")
 
     def __init__(self, html: HtmlCodec, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -77,6 +77,9 @@ class BrowserConn(Outbox):
         """The heartbeat showed the claim area (an opponent left): it clears it once they are back."""
         self.labels_shown: tuple[str | None, ...] = ()
         """The ratings beside the names as this page last got them (``server.web.rating_labels``)."""
+        self.shows_end = False
+        """The page shows the finished game, at a replay step of its own: a snapshot then leaves
+        the step's areas as they are (:func:`~server.web.html_codec.keeping_step`)."""
 
     def push(self, frame: str) -> bool:
         """Queue one of this connection's own frames (selection, notices, heartbeats)."""
@@ -84,6 +87,9 @@ class BrowserConn(Outbox):
 
     def send(self, frame: str | bytes) -> bool:
         """The hub's frames: queue, then keep the selection consistent with them."""
+        if isinstance(frame, str) and frame.startswith(SNAPSHOT_MARK) and REPLAY_MARK in frame:
+            frame = keeping_step(frame) if self.shows_end else frame
+            self.shows_end = True
         if not super().send(frame):
             return False
         if isinstance(frame, str):
@@ -319,6 +325,7 @@ async def _browser_socket(websocket: WebSocket) -> None:
     conn = BrowserConn(html, room.viewer_of(player), html.name, player.id if player else None,
                        frame_sender(websocket, text=True), close, maxsize=settings.send_queue,
                        inline=settings.inline_send)
+    conn.shows_end = websocket.query_params.get("end") == "1"  # the page was served finished
     writer = asyncio.create_task(conn.run(), name=f"ws-writer-{room_id}")
     beat: asyncio.Task[None] | None = None
     session: Session | SoloSession = (SoloSession if room.kind == "classic" else Session)(

@@ -111,6 +111,7 @@ async def room_page(request: Request) -> Response:
         room_id=room.id,
         viewer=viewer,
         seated=viewer != SPECTATOR,
+        shows_end=room.status is Status.OVER,  # its socket's snapshots keep the replay step shown
         areas=areas,
         spectators=codec.m.spectators(attendance.spectators),
         away=codec.m.away(away_text(room, attendance)),
