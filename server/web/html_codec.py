@@ -322,6 +322,17 @@ class HtmlCodec:
         out.append(self.m.selection(panel, playable, confirming_resign))
         return "".join(str(x) for x in out)
 
+    def focus(self, room: Room, viewer: int, cell: tuple[int, int], selected: tuple[tuple[int, int], str] | None,
+              goto: bool = False) -> str:
+        """Cell ``cell`` again with ``autofocus`` (keyboard focus goes there), as ``viewer``
+        sees it with this connection's ``selected``; ``goto``: and the "go to cell" field empty."""
+        view = room.view(viewer)
+        playable = viewer in (0, 1) and room.status is Status.PLAYING
+        sel = selected[1] if selected is not None and selected[0] == cell else None
+        out = str(self.m.cell(cell_look(view, *cell, player_names(room), playable=playable, selected=sel,
+                                        autofocus=True)))
+        return out + (str(self.m.goto_field()) if goto else "")
+
 
 def keeping_step(snapshot: str) -> str:
     """A finished game's snapshot for a page that already shows the end, at the replay step

@@ -114,6 +114,7 @@ async def room_page(request: Request) -> Response:
         shows_end=room.status is Status.OVER,  # its socket's snapshots keep the replay step shown
         areas=areas,
         spectators=codec.m.spectators(attendance.spectators),
+        goto_field=codec.m.goto_field(),
         away=codec.m.away(away_text(room, attendance)),
         invite_url=invite,
         ruleset=room.ruleset,
