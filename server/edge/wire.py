@@ -6,8 +6,8 @@ Two encodings arrive, with one rule each for what a number and a cell may be:
   docs/PROTOCOL.md): typed values. A version is an integer (never a string, a float or a
   boolean); a cell is ``[r, c]`` of integers and nothing else.
 - **htmx JSON** on the browser websocket (:func:`parse_browser`): the fields of the game form,
-  which are always strings: ``v`` decimal digits, ``cell`` ``"r-c"``, ``mode``, and ``a`` for
-  the buttons that are not cells. A cell click is not a move until it is confirmed (the
+  which are always strings: ``v`` decimal digits, ``cell`` ``"r-c"``, ``mode``, ``a`` for
+  the buttons that are not cells, and ``goto`` (a cell name typed in the "go to cell" field). A cell click is not a move until it is confirmed (the
   selection cycle lives on the server), so the browser's vocabulary is clicks and commands.
 
 Both build engine moves with :func:`cell_move` (one table from action names to moves). Bad
@@ -23,7 +23,7 @@ from typing import Any
 
 import msgpack
 
-from engine import Move
+from engine import Move, parse_cell_name
 from engine.moves import CELL_MOVES
 
 MAX_COORD = 1000
@@ -169,7 +169,17 @@ class Command:
     v: int | None
 
 
-BrowserMessage = CellClick | Command
+@dataclass(frozen=True, slots=True)
+class GoTo:
+    """The "go to cell" field: focus that cell (the keyboard's way across the board)."""
+
+    cell: tuple[int, int] | None
+    """``None``: the text names no cell (the field's words are the player's: ``K11``, `` f6 ``)."""
+    text: str
+
+
+BrowserMessage = CellClick | Command | GoTo
+MAX_NAME = 8
 
 
 def parse_browser(frame: str | bytes) -> BrowserMessage | BadMessage:
@@ -187,6 +197,11 @@ def parse_browser(frame: str | bytes) -> BrowserMessage | BadMessage:
             return BadMessage("bad_field", "cell must be \"row-column\"")
         mode = data.get("mode")
         return CellClick(cell, mode if mode in MODES else "select", v)
+    if "goto" in data:
+        text = data["goto"]
+        if not isinstance(text, str) or len(text) > MAX_NAME:
+            return BadMessage("bad_field", "goto must be a cell name such as \"f6\"")
+        return GoTo(_named_cell(text), text)
     action = data.get("a")
     if action in COMMANDS:
         return Command(action, v)
@@ -201,3 +216,13 @@ def _form_cell(value: Any) -> tuple[int, int] | None:
         return None
     r, c = digits_value(parts[0], MAX_COORD), digits_value(parts[1], MAX_COORD)
     return None if r is None or c is None else (r, c)
+
+
+def _named_cell(text: str) -> tuple[int, int] | None:
+    """A cell name as players type it (any case, spaces around); ``None`` for anything else."""
+    if not text.isascii():
+        return None
+    try:
+        return parse_cell_name(text.strip().lower())
+    except ValueError:
+        return None

@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from starlette.routing import WebSocketRoute
@@ -39,7 +40,8 @@ from ..core.room import Player, Room, Status
 from ..outage import UNAVAILABLE, UNAVAILABLE_MESSAGE, redis_down
 from ..store.service import RoomRefused
 from ..web import sound
-from ..web.html_codec import SNAPSHOT_MARK, HtmlCodec
+from ..web.html_codec import REPLAY_MARK, SNAPSHOT_MARK, HtmlCodec, keeping_step
+from ..web.i18n import gettext as _
 from ..web.presence_view import claim_look
 from ..web.site import web_of
 from ..web.view_model import player_names, seat_name
@@ -67,17 +69,27 @@ class BrowserConn(Outbox):
     and the panel redrawn.
     """
 
-    __slots__ = ("selected", "asking_resign", "claim_shown", "html", "labels_shown")
+    __slots__ = ("selected", "asking_resign", "claim_shown", "html", "labels_shown", "shows_end", "refocus",
+                 "latest")
 
-    def __init__(self, html: HtmlCodec, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, html: HtmlCodec, *args: Any, latest: Callable[[], Room | None] = lambda: None,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.html = html
+        self.latest = latest
+        """The room as the hub last heard it (what a frame passing through was rendered from)."""
+        self.refocus: Cell | None = None
+        """The cell this page just played: the hub's frame that redraws it loses the page's
+        focus (a swapped element takes focus with it), so the cell follows it with autofocus."""
         self.selected: tuple[Cell, str] | None = None
         self.asking_resign = False
         self.claim_shown = False
         """The heartbeat showed the claim area (an opponent left): it clears it once they are back."""
         self.labels_shown: tuple[str | None, ...] = ()
         """The ratings beside the names as this page last got them (``server.web.rating_labels``)."""
+        self.shows_end = False
+        """The page shows the finished game, at a replay step of its own: a snapshot then leaves
+        the step's areas as they are (:func:`~server.web.html_codec.keeping_step`)."""
 
     def push(self, frame: str) -> bool:
         """Queue one of this connection's own frames (selection, notices, heartbeats)."""
@@ -85,6 +97,9 @@ class BrowserConn(Outbox):
 
     def send(self, frame: str | bytes) -> bool:
         """The hub's frames: queue, then keep the selection consistent with them."""
+        if isinstance(frame, str) and frame.startswith(SNAPSHOT_MARK) and REPLAY_MARK in frame:
+            frame = keeping_step(frame) if self.shows_end else frame
+            self.shows_end = True
         if not super().send(frame):
             return False
         if isinstance(frame, str):
@@ -95,6 +110,11 @@ class BrowserConn(Outbox):
                 if f'id="cell-{r}-{c}"' in frame:
                     self.selected = None
                     super().send(self.html.selection_panel(None, True, self.asking_resign))
+            if self.refocus is not None and 'id="cell-%d-%d"' % self.refocus in frame:
+                cell, self.refocus = self.refocus, None
+                room = self.latest()
+                if room is not None and room.status is Status.PLAYING:
+                    super().send(self.html.focus(room, self.viewer, cell, self.selected))
         return True
 
 
@@ -124,6 +144,9 @@ class Session:
     async def handle(self, msg: wire.BrowserMessage, started: float) -> None:
         if self.conn.viewer == SPECTATOR:
             self.notice("You are watching this game; only its two players can move.")
+            return
+        if isinstance(msg, wire.GoTo):
+            await self.goto(msg)
             return
         if isinstance(msg, wire.CellClick):
             if msg.mode == "select":
@@ -180,14 +203,30 @@ class Session:
         conn.asking_resign = False
         self.redraw(room, [cell] + ([old[0]] if old is not None and old[0] != cell else []), focus=cell)
 
+    async def goto(self, msg: wire.GoTo) -> None:
+        """Focus the named cell (the keyboard's way across the board); the selection stays."""
+        room = await self.rooms.latest(self.room_id)
+        if room.status is not Status.PLAYING:
+            self.notice(_("The game is not running.") if room.status is Status.OVER else
+                        _("Waiting for the second player to join."))
+            return
+        view = room.view(self.conn.viewer)
+        cell = msg.cell
+        if cell is None or not (0 <= cell[0] < view.height and 0 <= cell[1] < view.width):
+            self.notice(_("There is no cell %(name)s: type a letter and a number, such as f6.") % {"name": msg.text})
+            return
+        self.conn.push(self.html.focus(room, self.conn.viewer, cell, self.conn.selected, goto=True))
+
     async def move(self, cell: Cell, action: str, seen: int | None, started: float) -> None:
         move = wire.cell_move(action, cell)
         if move is None:
             self.notice("The server did not understand that click; please reload the page.", "error")
             return
         old = self.conn.selected
+        self.conn.refocus = cell  # the frame that shows the move brings focus back to the cell
         room = await self.play(move, seen, started, cell)
         if room is None:
+            self.conn.refocus = None
             return
         newer = self.hub.room(self.room_id)
         if newer is not None and newer.version > room.version:
@@ -319,7 +358,9 @@ async def _browser_socket(websocket: WebSocket) -> None:
 
     conn = BrowserConn(html, room.viewer_of(player), sound.codec_name(websocket, html.name),
                        player.id if player else None, frame_sender(websocket, text=True), close,
-                       maxsize=settings.send_queue, inline=settings.inline_send)
+                       maxsize=settings.send_queue, inline=settings.inline_send,
+                       latest=lambda: hub.room(room_id))
+    conn.shows_end = websocket.query_params.get("end") == "1"  # the page was served finished
     writer = asyncio.create_task(conn.run(), name=f"ws-writer-{room_id}")
     beat: asyncio.Task[None] | None = None
     session: Session | SoloSession = (SoloSession if room.kind == "classic" else Session)(

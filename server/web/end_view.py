@@ -50,7 +50,12 @@ class ReplayLook:
         return self.at >= self.total
 
     def href(self, at: int) -> str:
+        """Step ``at``'s fragments (the htmx GET)."""
         return f"/g/{self.room_id}/replay?at={max(0, min(at, self.total))}" + ("&odds=1" if self.odds else "")
+
+    def page_href(self, at: int) -> str:
+        """Step ``at``'s page: the link's target without htmx, and the URL htmx pushes."""
+        return f"/g/{self.room_id}?at={max(0, min(at, self.total))}" + ("&odds=1" if self.odds else "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,6 +49,9 @@ TEMPLATES_DIR = WEB_DIR / "templates"
 SNAPSHOT_MARK = "<!--snapshot-->"
 """First bytes of every snapshot frame: lets a browser connection tell a snapshot (which
 resets its selection) from an update without parsing HTML."""
+REPLAY_MARK, REPLAY_END = "<!--replay-->", "<!--/replay-->"
+"""Around the areas of a finished game's snapshot that depend on the replay step shown."""
+REPLAYED = ("board", "mines-left", "moves", "endgame")
 
 
 def make_env(templates: Path = TEMPLATES_DIR) -> Environment:
@@ -115,7 +118,7 @@ class HtmlCodec:
             # a finished game: the final board (or a replay position) and the replay bar
             parts = self.replay(room, len(room.game.log) if at is None else at, analysis, odds, odds_failed)
             out.update({k: parts[k] for k in ("board", "mines-left", "moves")})
-            out["endgame"] = m.endgame({
+            end = {
                 "room_id": room.id,
                 "rematch": room.rematch,
                 "seated": viewer in (0, 1),
@@ -123,7 +126,9 @@ class HtmlCodec:
                 "replay": parts["look"],
                 "names": names,
                 "odds": parts.get("odds"),
-            })
+            }
+            out["endgame"] = m.endgame(end)
+            out["rematch-area"] = m.rematch_area(end)
         else:
             out.update({
                 "board": m.board(board_looks(view, names, playable=playable), view.width, playable, over),
@@ -217,11 +222,19 @@ class HtmlCodec:
 
     def snapshot(self, room: Room, viewer: int, fresh: Sequence[MoveLine] = ()) -> str:
         """Every area, and the tab's title. ``fresh``: see :meth:`areas` (an update that is a
-        snapshot: the end of the game)."""
+        snapshot: the end of the game). A finished game's step-dependent areas
+        (:data:`REPLAYED`) stand between :data:`REPLAY_MARK` and :data:`REPLAY_END`, then its
+        rematch area alone again, so a page that already shows the end can keep its step
+        (:func:`keeping_step`)."""
         if room.kind == "classic":
             return self.solo.snapshot(room, viewer)
         parts = self.areas(room, viewer, fresh=fresh)
-        return SNAPSHOT_MARK + "".join(parts.values()) + str(self.m.title(tab_title(room, viewer)))
+        title = str(self.m.title(tab_title(room, viewer)))
+        if room.status is not Status.OVER:
+            return SNAPSHOT_MARK + "".join(parts.values()) + title
+        rest = "".join(v for k, v in parts.items() if k not in REPLAYED and k != "rematch-area")
+        replayed = "".join(parts[k] for k in REPLAYED)
+        return f"{SNAPSHOT_MARK}{rest}{title}{REPLAY_MARK}{replayed}{REPLAY_END}{parts['rematch-area']}"
 
     def update(self, old: Room, new: Room, viewer: int, events: Sequence[Event]) -> str:
         if new.kind == "classic":
@@ -323,6 +336,27 @@ class HtmlCodec:
             panel = {"name": cell_name(selected[0]), "action": selected[1]}
         out.append(self.m.selection(panel, playable, confirming_resign))
         return "".join(str(x) for x in out)
+
+    def focus(self, room: Room, viewer: int, cell: tuple[int, int], selected: tuple[tuple[int, int], str] | None,
+              goto: bool = False) -> str:
+        """Cell ``cell`` again with ``autofocus`` (keyboard focus goes there), as ``viewer``
+        sees it with this connection's ``selected``; ``goto``: and the "go to cell" field empty."""
+        view = room.view(viewer)
+        playable = viewer in (0, 1) and room.status is Status.PLAYING
+        sel = selected[1] if selected is not None and selected[0] == cell else None
+        out = str(self.m.cell(cell_look(view, *cell, player_names(room), playable=playable, selected=sel,
+                                        autofocus=True)))
+        return out + (str(self.m.goto_field()) if goto else "")
+
+
+def keeping_step(snapshot: str) -> str:
+    """A finished game's snapshot for a page that already shows the end, at the replay step
+    it shows (from its URL, or stepped to since): without the step-dependent areas. Any other
+    frame is returned as it is."""
+    start = snapshot.find(REPLAY_MARK)
+    if start < 0:
+        return snapshot
+    return snapshot[:start] + snapshot[snapshot.index(REPLAY_END, start) + len(REPLAY_END):]
 
 
 def _fresh(old: Room, new: Room, viewer: int) -> Sequence[MoveLine]:

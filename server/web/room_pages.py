@@ -111,8 +111,10 @@ async def room_page(request: Request) -> Response:
         room_id=room.id,
         viewer=viewer,
         seated=viewer != SPECTATOR,
+        shows_end=room.status is Status.OVER,  # its socket's snapshots keep the replay step shown
         areas=areas,
         spectators=codec.m.spectators(attendance.spectators),
+        goto_field=codec.m.goto_field(),
         away=codec.m.away(away_text(room, attendance)),
         sound_toggle=codec.m.sound_toggle(room.id, sound.sound_on(request)) if viewer != SPECTATOR else "",
         invite_url=invite,

@@ -111,6 +111,8 @@ class CellLook:
     playable: bool = False
     """A hidden cell the viewer may click (a button that sends ``cell=r-c``)."""
     autofocus: bool = False
+    """Keyboard focus goes here when the element is swapped in (a cell that is no button to
+    press is then focusable but inert: ``aria-disabled``, ``tabindex="-1"``)."""
     selected: bool = False
     """Selected by this connection: first in the tab order, so Tab goes on to Confirm."""
     odds: str = ""
@@ -213,7 +215,7 @@ def cell_look(
     if is_selected:
         classes.append(f"sel-{selected}")
         label += f", selected to {selected}"
-    return CellLook(r, c, " ".join(classes), label, text, badge, playable, autofocus and playable, is_selected)
+    return CellLook(r, c, " ".join(classes), label, text, badge, playable, autofocus, is_selected)
 
 
 def board_looks(view: View, names: Sequence[str | None], *, playable: bool, end: str | None = None) -> list[CellLook]:

@@ -112,3 +112,12 @@ def test_the_browser_parser_never_raises(frame) -> None:
     assert isinstance(parsed, (wire.CellClick, wire.Command, wire.BadMessage))
     if not isinstance(parsed, wire.BadMessage):
         assert parsed.v is None or type(parsed.v) is int
+
+
+def test_the_go_to_field_names_a_cell_or_nothing() -> None:
+    assert wire.parse_browser('{"goto": "k11"}') == wire.GoTo((10, 10), "k11")
+    assert wire.parse_browser('{"goto": " F6 "}') == wire.GoTo((5, 5), " F6 ")
+    for text in ("", "11k", "k0", "k", "é1", "-1"):
+        assert wire.parse_browser(json.dumps({"goto": text})) == wire.GoTo(None, text), text
+    for value in (["k11"], 11, None, "a" * 9):
+        assert isinstance(wire.parse_browser(json.dumps({"goto": value})), wire.BadMessage), value
