@@ -130,6 +130,32 @@ class Clock:
         left[self.running] = self.remaining(self.running, now_ms)
         return replace(self, remaining_ms=(left[0], left[1]), running=None, since_ms=None)
 
+    def pause(self, start_ms: int, end_ms: int) -> "Clock":
+        """The running seat's time did not run from ``start_ms`` to ``end_ms`` (the service
+        could take no move meanwhile): the part of that span after :attr:`since_ms` is given
+        back by running the seat's time again from ``end_ms`` with what it had left at the
+        span's start. Time before :attr:`since_ms` is never given back, so pausing a span
+        again (or one that overlaps it) gives back nothing twice; a flag that fell before the
+        span stays fallen; the waiting seat's time never changes.
+
+        >>> c = Clock.new(60_000).start(0, now_ms=0).pause(10_000, 40_000)
+        >>> c.remaining(0, now_ms=50_000), c.since_ms
+        (40000, 40000)
+        >>> c.pause(10_000, 40_000) == c
+        True
+        """
+        if self.running is None or self.since_ms is None:
+            return self
+        start = max(start_ms, self.since_ms)
+        if end_ms <= start:
+            return self
+        left = self.remaining(self.running, start)
+        if left <= 0:
+            return self  # the flag had fallen before the span began
+        remaining = list(self.remaining_ms)
+        remaining[self.running] = left
+        return replace(self, remaining_ms=(remaining[0], remaining[1]), since_ms=end_ms)
+
     # ------------------------------------------------------------------ plain data
 
     def to_data(self) -> dict[str, Any]:

@@ -17,13 +17,17 @@ answer is a plain value:
 - :class:`Unchanged`: nothing to commit because the command already holds (a player joining a
   room where it is seated, a rematch already linked, a clock that has not run out).
 
+Clock time that ran while the store was out of reach is given back first, in the commit the
+decision makes (:mod:`server.core.outages`; the shell passes the outages it saw).
+
 No awaits, no Redis, no HTTP, no clock reads, no randomness: the shell passes ``now_ms`` and
 builds new games (with their random layouts) before calling :func:`open_room`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -33,6 +37,7 @@ from engine.events import Event
 
 from .computer import has_computer, level_of, reply
 from .due import answer_due, clock_due, first_move_due
+from .outages import Outage, resumed
 from .room import Player, Room, Status
 
 LEAVE_GRACE_MS = 60_000
@@ -148,6 +153,8 @@ class Commit:
     events: tuple[Event, ...] = ()
     refusal: Refusal | None = None
     """Set when the actor's own command was refused although something is committed."""
+    given_ms: int = 0
+    """Clock time given back for a store outage in this commit (:mod:`server.core.outages`)."""
 
     @property
     def seat(self) -> int | None:
@@ -166,10 +173,36 @@ Decision = Commit | Refusal | Unchanged
 # ---------------------------------------------------------------------- deciding
 
 
-def decide(room: Room, actor: Player | None, command: Command, seen_version: int | None, now_ms: int) -> Decision:
+def decide(room: Room, actor: Player | None, command: Command, seen_version: int | None, now_ms: int,
+           outages: Sequence[Outage] = ()) -> Decision:
     """What ``actor`` (``None``: the server itself) doing ``command`` does to ``room`` at
     ``now_ms``. ``seen_version``: the version the actor's command was made on (``None``: not
-    checked). The room is never changed: a commit carries a new one."""
+    checked). ``outages``: when the deciding process could not reach its store; a running
+    clock's time inside them is given back first (:mod:`server.core.outages`), in the commit
+    this decision makes (a ``Tick`` with nothing else to do commits the refund alone). The
+    room is never changed: a commit carries a new one."""
+    if outages and isinstance(command, (Play, Tick, Claim)):
+        paused, given_ms = resumed(room, outages, now_ms)
+        if given_ms:
+            return _with_refund(room, paused, given_ms, _decide(paused, actor, command, seen_version, now_ms))
+    return _decide(room, actor, command, seen_version, now_ms)
+
+
+def _with_refund(room: Room, paused: Room, given_ms: int, decision: Decision) -> Decision:
+    """A decision made on ``paused`` (``room`` with outage time given back): a commit carries
+    the refund; nothing else to commit on a ``Tick`` commits the refund alone; a refusal (and
+    any other "unchanged") shows the room as it stands, refund not made."""
+    if isinstance(decision, Commit):
+        return replace(decision, given_ms=given_ms)
+    if isinstance(decision, Unchanged) and decision.room is paused:
+        seat = paused.clock.running if paused.clock is not None else None
+        return Commit(paused.evolve(version=room.version + 1), "resume", (seat, given_ms), given_ms=given_ms)
+    if isinstance(decision, Refusal):
+        return replace(decision, room=room) if decision.room is paused else decision
+    return Unchanged(room)
+
+
+def _decide(room: Room, actor: Player | None, command: Command, seen_version: int | None, now_ms: int) -> Decision:
     match command:
         case Play(move):
             return _play(room, actor, move, seen_version, now_ms)

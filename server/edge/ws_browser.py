@@ -17,7 +17,8 @@ Frames down, in order, on one bounded queue (:class:`BrowserConn`, an :class:`~s
 
 Before the upgrade (:func:`server.edge.admission.admit`): a foreign ``Origin`` gets HTTP 403, an address
 over its websocket cap 429. Close codes: 1008 for policy (unknown game, flood, oversized frame:
-htmx does not reconnect), 1011 for server errors, 1012 on shutdown, 1013 for slow readers (the hub's).
+htmx does not reconnect, and an inert ``#reconnect`` goes first so the page does not either:
+:mod:`server.web.reconnect`), 1011 for server errors, 1012 on shutdown, 1013 for slow readers (the hub's).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from ..core.decide import Claim, Play, Refused
 from ..core.room import Player, Room, Status
 from ..outage import UNAVAILABLE, UNAVAILABLE_MESSAGE, redis_down
 from ..store.service import RoomRefused
-from ..web import sound
+from ..web import reconnect, sound
 from ..web.html_codec import REPLAY_MARK, SNAPSHOT_MARK, HtmlCodec, keeping_step
 from ..web.i18n import gettext as _
 from ..web.presence_view import claim_look
@@ -343,7 +344,7 @@ async def _browser_socket(websocket: WebSocket) -> None:
     try:
         room = await rooms.latest(room_id)
     except RoomRefused:
-        await websocket.send_text(html.notice("This game does not exist.", "error"))
+        await websocket.send_text(html.notice("This game does not exist.", "error") + reconnect.inert(html.m))
         await websocket.close(POLICY, "unknown game")
         return
     except Exception as exc:
@@ -354,6 +355,9 @@ async def _browser_socket(websocket: WebSocket) -> None:
         return
 
     async def close(code: int, reason: str) -> None:
+        if code == POLICY:  # on purpose (flood, oversized frame, the room gone): the page must not come back
+            with contextlib.suppress(Exception):
+                await websocket.send_text(reconnect.inert(html.m))
         await websocket.close(code, reason)
 
     conn = BrowserConn(html, room.viewer_of(player), sound.codec_name(websocket, html.name),

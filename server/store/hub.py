@@ -10,7 +10,9 @@ count (:class:`~.presence.Presence`).
 
 When the link drops, messages are lost: the hub reconnects with backoff (however long Redis is
 away); if the first attempt fails it tells every local connection the service is interrupted,
-and once back it resubscribes and sends every local connection a fresh snapshot.
+and once back it resubscribes, gives the running clocks of its rooms the outage's time back
+(:meth:`Hub._resume`, :mod:`server.core.outages`) and sends every local connection a fresh
+snapshot.
 
 Lifecycle of a connection (done by the edges)::
 
@@ -29,6 +31,8 @@ from dataclasses import dataclass
 
 from engine import SPECTATOR
 
+from ..core.decide import Tick
+from ..core.outages import resumed
 from ..core.room import Room
 from ..logs import event
 from ..metrics import Metrics
@@ -39,7 +43,7 @@ from .keys import channel, room_of_channel
 from .messages import Attendance, is_presence, presence_of, read_commit
 from .presence import Presence
 from .pubsub import PubSub
-from .service import RoomService
+from .service import RoomRefused, RoomService
 
 log = logging.getLogger("mineduel.hub")
 
@@ -266,6 +270,7 @@ class Hub:
         """The link dropped: mark every room stale, reconnect with backoff (≤ 2 s, until Redis
         is back or the process stops), resubscribe and resync everybody."""
         lost_at = time.monotonic()
+        self.rooms.outages.lost()
         self._connected.clear()
         await self._ps.close()
         if self._resync is not None:
@@ -292,6 +297,7 @@ class Hub:
                         self.fanout.notify(entry.conns, UNAVAILABLE, UNAVAILABLE_MESSAGE)
         if self._stopping:
             return backoff
+        self.rooms.outages.back()
         self.reconnects += 1
         self.metrics.pubsub_reconnects.inc()
         self._connected.set()
@@ -316,11 +322,25 @@ class Hub:
                 for conn in list(entry.conns):
                     conn.close(SERVER_ERROR, "resync failed")
                 continue
-            room = self.cache.offer(room)
+            room = self.cache.offer(await self._resume(room))
             for conn in list(entry.conns):
                 if conn.version is not None:
                     conn.version = None
                     self.fanout.snapshot(conn, room)
+
+    async def _resume(self, room: Room) -> Room:
+        """After an outage, a watched room whose running clock is owed the outage's time gets it
+        back at once (a ``Tick``: its commit carries the refund, :mod:`server.core.outages`), so
+        its players see the clock as it stood, not the time lost; the room after it."""
+        now = self.rooms.now_ms()
+        if not resumed(room, self.rooms.outages.outages(now), now)[1]:
+            return room
+        try:
+            return await self.rooms.act(room.id, None, Tick())
+        except Exception as exc:  # refused or away again: the next commit on the room gives it back
+            if not isinstance(exc, RoomRefused) and not is_outage(exc):
+                log.exception("resuming the clock of %s failed", room.id)
+            return room
 
     def _dispatch(self, kind: str, chan: str, payload: object) -> None:
         room_id = room_of_channel(chan)

@@ -32,9 +32,9 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from engine import Game
 from engine.clock import Clock
@@ -60,11 +60,13 @@ from ..core.room import Player, Room, Status
 from ..core.summary import index_changed
 from ..logs import event
 from ..metrics import Metrics
+from ..outage import is_outage
 from .analyses import Analyses, StoredAnalysis
 from .cache import RoomCache
 from .keys import pack, unpack
 from .messages import commit_message
 from .offload import Offload
+from .outage_log import OutageLog
 from .player_games import PlayerGames
 from .results import Results
 from .store import Store
@@ -72,6 +74,7 @@ from .stored_form import StoredForm
 
 log = logging.getLogger("mineduel.rooms")
 
+T = TypeVar("T")
 DAY_S = 86_400
 SETTLE_GRACE_MS = 10_000
 """A finished room's end is left to the sweeper this long after its commit (the committing
@@ -127,8 +130,11 @@ class RoomService:
                  retention: Retention = Retention(), now_ms: Callable[[], int] = wall_ms,
                  offload: Offload | None = None, results: Results | None = None,
                  analyses: Analyses | None = None, games: PlayerGames | None = None,
-                 settle_grace_ms: int = SETTLE_GRACE_MS) -> None:
+                 settle_grace_ms: int = SETTLE_GRACE_MS, outages: OutageLog | None = None) -> None:
         self.store = store
+        self.outages = outages or OutageLog(now_ms)
+        """When this process could not reach the store: what :func:`decide` gives clock time back for
+        (every load and commit here, the sweeper and the hub's pub/sub link report to it)."""
         self.offload = offload or Offload()
         """Runs the decisions a game says are costly (a no-guess layout) off the event loop."""
         self.results = results or Results(store, metrics)
@@ -152,7 +158,7 @@ class RoomService:
     async def load(self, room_id: str) -> Room:
         """The current Room from Redis; raises :class:`RoomRefused` (``unknown_room``)."""
         self.stats["loads"] += 1
-        found = await self.store.load(room_id)
+        found = await self._reaching(self.store.load(room_id))
         if found is None:
             raise refused(Refused.UNKNOWN_ROOM, f"no game {room_id!r}")
         return Room.from_data(unpack(found[1]))
@@ -213,11 +219,13 @@ class RoomService:
                 room = await self.load(room_id)  # the cache may be behind the version the client saw
             else:
                 self.stats["cache_hits"] += 1
+            now = self.now_ms()
+            outages = self.outages.outages(now)
             if (isinstance(command, Play) and room.game.costly(command.move)) or (
                     isinstance(command, Tick) and slow_to_answer(room)):
-                decision = await self.offload.run(decide, room, actor, command, seen_version, self.now_ms())
+                decision = await self.offload.run(decide, room, actor, command, seen_version, now, outages)
             else:
-                decision = decide(room, actor, command, seen_version, self.now_ms())
+                decision = decide(room, actor, command, seen_version, now, outages)
             if isinstance(decision, Refusal):
                 raise RoomRefused(decision)
             if isinstance(decision, Unchanged):
@@ -310,6 +318,17 @@ class RoomService:
 
     # ------------------------------------------------------------------ the commit
 
+    async def _reaching(self, call: Awaitable[T]) -> T:
+        """Await a store call, telling :attr:`outages` whether the store answered."""
+        try:
+            result = await call
+        except Exception as exc:
+            if is_outage(exc):
+                self.outages.lost()
+            raise
+        self.outages.back()
+        return result
+
     async def _commit(self, expected: int | None, commit: Commit, started: float | None = None,
                       settle_at: int | None = None) -> bool:
         """Commit ``commit`` if the stored version is still ``expected``. The room's place in
@@ -321,10 +340,10 @@ class RoomService:
         message = commit_message(new.version, data, commit.events, nonce)
         ok = False
         try:
-            ok, found = await self.store.commit(
+            ok, found = await self._reaching(self.store.commit(
                 new.id, expected, new.version, data, pack([new.version, commit.kind, list(commit.detail)]), message,
                 settle_at if settle_at is not None else next_due(new), self.retention.ttl_s(new),
-            )
+            ))
         finally:
             if not ok:
                 self.cache.withdraw(nonce)
@@ -340,6 +359,9 @@ class RoomService:
                       player=player.id if player is not None else None,
                       action=commit.detail[1] if commit.kind == "move" and len(commit.detail) > 1 else None,
                       status=new.status.value)
+            if commit.given_ms:
+                event(log, "clock_given_back", room=new.id, v=new.version, seat=new.clock.running if new.clock else None,
+                      given_ms=commit.given_ms)
         else:
             self.stats["conflicts"] += 1
             self.metrics.commit_conflicts.inc()

@@ -24,6 +24,7 @@ from ..core.decide import Refused, Tick
 from ..core.due import next_due
 from ..core.room import Status
 from ..logs import event
+from ..outage import is_outage
 from .service import SETTLE_GRACE_MS, RoomRefused, RoomService
 
 log = logging.getLogger("mineduel.sweeper")
@@ -33,7 +34,14 @@ async def sweep_once(rooms: RoomService, limit: int = 100) -> int:
     """Act on every due room (at most ``limit``); returns how many ended."""
     ended = 0
     store = rooms.store
-    for room_id, due_ms in await store.due_clocks(rooms.now_ms(), limit):
+    try:
+        due = await store.due_clocks(rooms.now_ms(), limit)
+    except Exception as exc:
+        if is_outage(exc):
+            rooms.outages.lost()  # the store is away: clocks will get this time back
+        raise
+    rooms.outages.back()  # the store answers: an outage it was in ends
+    for room_id, due_ms in due:
         try:
             room = await rooms.act(room_id, None, Tick())
         except RoomRefused as exc:

@@ -34,7 +34,7 @@ from engine import SPECTATOR, Event, Explore, Mark, MoveLine, cell_name
 from ..core.room import Room, Status
 from ..store.analyses import StoredAnalysis
 from ..store.messages import Attendance
-from . import i18n
+from . import i18n, reconnect
 from .end_view import ReplayLook, fair_look, rematch_offer_look
 from .odds_view import odds_look, overlay
 from .presence_view import ClaimLook, abortable, away_text
@@ -140,6 +140,7 @@ class HtmlCodec:
             "fair": m.fair(fair_look(view)),
             "notice": m.notice(""),
             "hb": m.heartbeat(),
+            "reconnect": m.reconnect(0, reconnect.delay_ms(0)),  # a snapshot resets the count
             "seen-v": m.seen_version(room.version),
             "selection": m.selection(None, playable, False),
             "abort": m.abort(abortable(room, viewer)),

@@ -24,6 +24,7 @@ from . import sound
 from .html_codec import HtmlCodec, oob
 from .lobby import list_room
 from .presence_view import away_text
+from .reconnect import reconnect_area
 from .site import ROOM_ID, Web, error_page, form_of, redirect, same_origin, web_of
 from .solo_pages import solo_room_page
 from .status_view import tab_title
@@ -78,6 +79,8 @@ async def _analysis(request: Request, room: Room) -> tuple[StoredAnalysis | None
 async def room_page(request: Request) -> Response:
     web, room, failed = await load_room(request)
     if failed is not None or room is None:
+        if failed is not None and request.headers.get("hx-request") == "true":
+            failed.headers["HX-Refresh"] = "true"  # a reconnecting page: show this page once, no retry loop
         return failed  # type: ignore[return-value]
     me = web.player_of(request)
     viewer = room.viewer_of(me)
@@ -88,6 +91,7 @@ async def room_page(request: Request) -> Response:
     at = _at(request) if room.status is Status.OVER else None
     analysis, broken = await _analysis(request, room) if room.status is Status.OVER else (None, False)
     areas = codec.areas(room, viewer, at=at, analysis=analysis, odds=_odds(request), odds_failed=broken)
+    areas["reconnect"] = reconnect_area(codec.m, request)
     attendance = request.app.state.hub.attendance(room.id)  # the socket's presence frame brings it fresh
     invite = None
     if room.status is Status.WAITING and viewer != SPECTATOR:

@@ -20,6 +20,7 @@ from markupsafe import Markup
 from engine import Event
 
 from ..core.room import Room, Status
+from .reconnect import delay_ms
 from .solo_view import (
     board_label,
     playing,
@@ -92,6 +93,7 @@ class SoloHtml:
             "status": m.status(solo_status(room, viewer, name)),
             "notice": self.shared.notice(""),
             "hb": self.shared.heartbeat(),
+            "reconnect": self.shared.reconnect(0, delay_ms(0)),  # a snapshot resets the count
             "seen-v": self.shared.seen_version(room.version),
             "board": m.board(solo_cells(view, can_play), view, can_play, board_label(view)),
             "counter": m.counter(view.mines_left),

@@ -21,6 +21,7 @@ from ..edge import new_game
 from ..edge.csp import SecurityHeaders
 from ..edge.limits import Limited, guard_of
 from ..store.results import MODES
+from .reconnect import reconnect_area
 from .site import Web, error_page, form_of, limited_page, redirect, same_origin, web_of
 from .solo_codec import title_of
 from .solo_view import timer_text
@@ -96,7 +97,8 @@ def solo_room_page(request: Request, web: Web, room: Room, me: Player | None, vi
     name = room.players[0].name if room.players[0] else "?"
     return web.render(
         "solo.html", me=me, title=f"{name} · {title_of(room)}", room_id=room.id, viewer=viewer,
-        seated=viewer == 0, areas=html.solo.areas(room, viewer), spectators=html.m.spectators(watchers),
+        seated=viewer == 0, areas={**html.solo.areas(room, viewer), "reconnect": reconnect_area(html.m, request)},
+        spectators=html.m.spectators(watchers),
         restart=html.solo.restart_form(room), board_title=title_of(room),
     )
 
