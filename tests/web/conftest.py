@@ -123,6 +123,10 @@ class Person:
         self.goto_room(room_id)
         return room_id
 
+    def assert_clean(self) -> None:
+        """No CSP violation and no script error on this page."""
+        assert self.csp_errors == [] and self.page_errors == [], (self.name, self.csp_errors, self.page_errors)
+
     def goto_room(self, room_id: str) -> None:
         seen = len(self.frames)
         self.page.goto(f"{self.base}/g/{room_id}")
@@ -198,3 +202,12 @@ def relaunch(server: LiveServer, redis_url: str) -> LiveServer:
         again.kill()
         raise
     return again
+
+
+def start_duel(host: Person, guest: Person, seed: int, **game: str) -> str:
+    """``host`` creates a seeded game (``game``: create_game's other fields), ``guest`` opens it
+    and joins; returns the room id."""
+    room_id = host.create_game(seed, **game)
+    guest.goto_room(room_id)
+    guest.page.click("#join")
+    return room_id

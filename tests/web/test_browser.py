@@ -20,7 +20,7 @@ from engine.events import ALL_MINES
 from server.web.view_model import score_text
 from tests.conftest import LiveServer
 
-from .conftest import Person, relaunch
+from .conftest import Person, relaunch, start_duel
 
 pytestmark = pytest.mark.browser
 
@@ -234,8 +234,7 @@ def test_full_game_two_players_and_a_spectator(browser, web_server: LiveServer, 
         ben.page.wait_for_selector("#status.your-turn")
 
         for person in people:
-            assert person.csp_errors == [], person.csp_errors
-            assert person.page_errors == [], person.page_errors
+            person.assert_clean()
     finally:
         for person in people:
             person.close()
@@ -272,9 +271,7 @@ def test_keyboard_move_stale_notice_and_restart(browser, redis_url: str, start_s
     ben = Person.open(browser, server.url, "Ben")
     again = None
     try:
-        room_id = anna.create_game(SEED)
-        ben.goto_room(room_id)
-        ben.page.click("#join")
+        start_duel(anna, ben, SEED)
         anna.page.wait_for_selector("#status.your-turn")
         page = anna.page
 

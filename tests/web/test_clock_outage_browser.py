@@ -12,7 +12,7 @@ import pytest
 
 from server.embedded_redis import EmbeddedRedis
 
-from .conftest import WAIT_MS, Person
+from .conftest import WAIT_MS, Person, start_duel
 
 pytestmark = pytest.mark.browser
 
@@ -36,9 +36,7 @@ def test_the_clock_gets_back_the_time_it_ran_while_the_store_was_away(browser, o
     anna = Person.open(browser, server.url, "Anna")
     ben = Person.open(browser, server.url, "Ben")
     try:
-        room_id = anna.create_game(SEED, clock="300+0")
-        ben.goto_room(room_id)
-        ben.page.click("#join")
+        start_duel(anna, ben, SEED, clock="300+0")
         for person in (anna, ben):
             person.page.wait_for_selector("#status.your-turn, #status.their-turn", state="attached")
             person.page.click("label.quick-explore")

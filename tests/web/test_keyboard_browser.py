@@ -103,7 +103,7 @@ def test_the_keyboard_reaches_any_cell_selects_confirms_and_keeps_focus(browser,
         bp.keyboard.press("Enter")
         expect(bp.locator("#notice")).to_contain_text("no cell z99")
         for person in (anna, ben):
-            assert person.csp_errors == [] and person.page_errors == [], (person.csp_errors, person.page_errors)
+            person.assert_clean()
     finally:
         anna.close()
         ben.close()

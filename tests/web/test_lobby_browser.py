@@ -11,6 +11,8 @@ from tests.conftest import LiveServer
 
 from .conftest import Person
 
+pytestmark = pytest.mark.browser
+
 
 @pytest.fixture(scope="module")
 def lobby_server(redis_url: str, tmp_path_factory: pytest.TempPathFactory):

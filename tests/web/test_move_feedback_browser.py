@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from engine import Duel, Explore, Mark, cell_name
 from tests.conftest import LiveServer
 
-from .conftest import Person
+from .conftest import Person, start_duel
 
 pytestmark = pytest.mark.browser
 
@@ -65,9 +65,7 @@ def test_toast_title_and_sound_after_each_move(browser, web_server: LiveServer, 
     names = (anna.name, ben.name)
     people = (anna, ben, watcher)
     try:
-        room_id = anna.create_game(SEED)
-        ben.goto_room(room_id)
-        ben.page.click("#join")
+        room_id = start_duel(anna, ben, SEED)
         ben.page.wait_for_selector("#status.their-turn")
         # Ben turns the sound on (a form: the page comes back with it on); Anna leaves it off
         expect(ben.page.locator("#sound-button")).to_have_attribute("aria-pressed", "false")
@@ -130,8 +128,7 @@ def test_toast_title_and_sound_after_each_move(browser, web_server: LiveServer, 
         assert ben.page.title().startswith("You resigned")
         assert watcher.page.title().startswith(f"{names[1]} resigned")
         for person in people:
-            assert person.csp_errors == [], person.csp_errors
-            assert person.page_errors == [], person.page_errors
+            person.assert_clean()
     finally:
         for person in people:
             person.close()

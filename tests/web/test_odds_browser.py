@@ -116,7 +116,6 @@ def test_the_odds_of_a_finished_game_step_by_step(browser, web_server: LiveServe
         page.click("#odds-toggle")
         expect(page.locator("#odds-toggle")).to_have_attribute("aria-pressed", "false")
         expect(page.locator("#board .cell.odds")).to_have_count(0)
-        assert watcher.csp_errors == [], watcher.csp_errors
-        assert watcher.page_errors == [], watcher.page_errors
+        watcher.assert_clean()
     finally:
         watcher.close()

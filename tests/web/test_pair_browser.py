@@ -16,6 +16,8 @@ from tests.conftest import LiveServer
 
 from .conftest import WAIT_MS, Person
 
+pytestmark = pytest.mark.browser
+
 
 @pytest.fixture(scope="module")
 def pair_server(redis_url: str, tmp_path_factory: pytest.TempPathFactory):
@@ -67,7 +69,7 @@ def test_two_people_press_a_pool_and_land_in_one_game(browser, pair_server: Live
             expect(person.page.locator("#players")).to_contain_text(anna.name)
             expect(person.page.locator("#players")).to_contain_text(ben.name)
             expect(person.page.locator("#board button:enabled").first).to_be_visible()  # seated, not watching
-            assert person.csp_errors == [] and person.page_errors == []
+            person.assert_clean()
         terms = anna.page.inner_text(".ruleset")
         assert "Coan rules" in terms and "3 min + 2 s" in terms and "rated" not in terms
         assert seeks(pool) == 0

@@ -8,12 +8,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import expect
 
 from server.core.ratings import BULLET, DEFAULT, rate_game
 from tests.conftest import LiveServer
 
 from .conftest import Person
+
+pytestmark = pytest.mark.browser
 
 SEED = 61
 
@@ -98,8 +101,7 @@ def test_a_rated_game_then_the_players_page_and_my_games(browser, web_server: Li
         anna.shot(artifacts / "my-games.png")
 
         for person in (anna, ben):
-            assert person.csp_errors == [], person.csp_errors
-            assert person.page_errors == [], person.page_errors
+            person.assert_clean()
     finally:
         anna.close()
         ben.close()

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from .conftest import WAIT_MS, Person, relaunch
+from .conftest import WAIT_MS, Person, relaunch, start_duel
 from .test_solo_browser import start_solo
 
 pytestmark = pytest.mark.browser
@@ -49,9 +49,7 @@ def test_pages_reconnect_within_2_s_of_a_restarted_server(browser, redis_url: st
         person.page.on("websocket", lambda ws, person=person: person.sockets.append(ws))
     again = None
     try:
-        room_id = anna.create_game(SEED)
-        ben.goto_room(room_id)
-        ben.page.click("#join")
+        start_duel(anna, ben, SEED)
         anna.page.wait_for_selector("#status.your-turn")
         anna.page.click("label.quick-explore")  # quick mode is page state: it must survive
         start_solo(solo, seed=5, no_guess=False)

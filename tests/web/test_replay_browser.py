@@ -98,7 +98,6 @@ def test_each_replay_step_has_its_url(browser, web_server: LiveServer) -> None:
         access_key(page, ".")
         shows_step(watcher, duel, 7)
         expect(page).to_have_url(f"{base}/g/{room_id}?at=7&odds=1")
-        assert watcher.csp_errors == [], watcher.csp_errors
-        assert watcher.page_errors == [], watcher.page_errors
+        watcher.assert_clean()
     finally:
         watcher.close()

@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import LiveServer
 
-from .conftest import Person
+from .conftest import Person, start_duel
 
 pytestmark = pytest.mark.browser
 
@@ -54,9 +54,7 @@ def test_board_controls_and_status_fit_both_windows(browser, web_server: LiveSer
     watcher = Person.open(browser, web_server.url, None, viewport={"width": 1280, "height": 800})
     people = {"mover": anna, "waiting": ben, "spectator": watcher}
     try:
-        room_id = anna.create_game(SEED)
-        ben.goto_room(room_id)
-        ben.page.click("#join")
+        room_id = start_duel(anna, ben, SEED)
         ben.page.wait_for_selector("#status.their-turn")
         watcher.goto_room(room_id)
         anna.page.wait_for_selector("#status.your-turn")
