@@ -89,7 +89,7 @@ async def room_page(request: Request) -> Response:
     areas = codec.areas(room, viewer, at=at, analysis=analysis, odds=_odds(request), odds_failed=broken)
     attendance = request.app.state.hub.attendance(room.id)  # the socket's presence frame brings it fresh
     names = player_names(room)
-    title = f"{names[0] or '…'} vs {names[1] or '…'}"
+    title = _("%(first)s vs %(second)s") % {"first": names[0] or "…", "second": names[1] or "…"}
     invite = None
     if room.status is Status.WAITING and viewer != SPECTATOR:
         url = request.url.replace(query="", fragment="")
