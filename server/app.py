@@ -54,6 +54,7 @@ from .store.store import Store
 from .web import pages, sound
 from .web.assets import Assets
 from .web.html_codec import HtmlCodec
+from .web.language import ReaderLanguage, localized
 from .web.lobby import LobbyFeed, lobby_sections
 from .web.site import Web
 
@@ -110,11 +111,13 @@ def create_app(
 ) -> Starlette:
     settings = settings or Settings.from_env()
     html = HtmlCodec()
+    speaking = localized(html)  # one "html" codec per language: frames are shared per language
     all_codecs: dict[str, Codec] = {"msgpack": MsgpackCodec()}
     routes: list[BaseRoute] = [*api.routes, *players_api.routes, *ws_api.routes, *ops.routes]
     if web:
-        all_codecs[html.name] = html
-        all_codecs[sound.CODEC] = sound.SoundHtml(html)  # pages that turned the turn sound on
+        for codec in speaking.values():  # frames are shared per codec: per language, per sound
+            all_codecs[codec.name] = codec  # type: ignore[assignment]
+            all_codecs[codec.name + sound.SUFFIX] = sound.SoundHtml(codec)  # type: ignore[arg-type]
         routes += [*ws_browser.routes, *ws_lobby.routes, *ws_pair.routes, *pages.routes]
     all_codecs.update(codecs or {})
     routes.extend(extra_routes)
@@ -151,7 +154,7 @@ def create_app(
             state.players, state.ratings, state.games = Players(store.redis), parts.ratings, parts.games
             state.pairing = pairing
             state.guests = Guests(state.auth, state.players)
-            state.web = Web(html, Assets(), key) if web else None
+            state.web = Web(html, Assets(), key, speaking) if web else None
             if web:
                 state.lobby = LobbyFeed(state, lobby_sections(state.web.env), settings.lobby_refresh_s,
                                         hub.players_connected, hub.presence.process_id)
@@ -185,6 +188,8 @@ def create_app(
     app.state.guard = Guard(settings)  # per-IP limits of this process (server/edge/limits.py)
     app.state.codecs = all_codecs
     app.state.metrics = metrics
+    if web:
+        app.add_middleware(ReaderLanguage)  # pages and sockets in the reader's language (server/web/language.py)
     app.add_middleware(ops.CloseObserver, metrics=metrics)  # sees every websocket close
     quiet_denials()  # a refused upgrade is not a server error (server/edge/admission.py)
     if settings.raw_send:

@@ -19,14 +19,16 @@ from ..core.decide import Play, Refused
 from ..core.room import Player
 from ..store.service import RoomRefused
 from ..web.html_codec import HtmlCodec
+from ..web.i18n import N_, _
 from . import wire
 
 NOTICES = {
-    Refused.CELL_NOT_HIDDEN: "That cell is already open.",
-    Refused.CELL_FLAGGED: "That cell has a flag: switch to flag mode to take it away.",
-    Refused.CHORD_NOT_SATISFIED: "A number opens its neighbours only when exactly that many flags are around it.",
-    Refused.GAME_OVER: "The game is over.",
+    Refused.CELL_NOT_HIDDEN: N_("That cell is already open."),
+    Refused.CELL_FLAGGED: N_("That cell has a flag: switch to flag mode to take it away."),
+    Refused.CHORD_NOT_SATISFIED: N_("A number opens its neighbours only when exactly that many flags are around it."),
+    Refused.GAME_OVER: N_("The game is over."),
 }
+"""English (marked for the catalogs); :meth:`SoloSession.notice` translates."""
 
 
 class SoloSession:
@@ -38,11 +40,12 @@ class SoloSession:
         self.html = html
 
     def notice(self, message: str, kind: str = "info") -> None:
-        self.conn.push(self.html.notice(message, kind))
+        """``message`` (English, marked) in the reader's language; an unknown one as it is."""
+        self.conn.push(self.html.notice(_(message) if message else "", kind))
 
     async def handle(self, msg: wire.BrowserMessage, started: float) -> None:
         if self.conn.viewer != 0:
-            self.notice("You are watching this game; only its player can play.")
+            self.notice(N_("You are watching this game; only its player can play."))
             return
         if not isinstance(msg, wire.CellClick):
             return  # no buttons but cells on a solo page
@@ -50,7 +53,7 @@ class SoloSession:
         view = room.view(0)
         r, c = msg.cell
         if not (0 <= r < view.height and 0 <= c < view.width):
-            self.notice("That cell is not on the board.", "error")
+            self.notice(N_("That cell is not on the board."), "error")
             return
         ch = view.rows[r][c]
         if ch.isdigit():

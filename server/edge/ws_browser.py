@@ -42,7 +42,8 @@ from ..outage import UNAVAILABLE, UNAVAILABLE_MESSAGE, redis_down
 from ..store.service import RoomRefused
 from ..web import reconnect, sound
 from ..web.html_codec import REPLAY_MARK, SNAPSHOT_MARK, HtmlCodec, keeping_step
-from ..web.i18n import gettext as _
+from ..web.i18n import _
+from ..web.language import lang_of
 from ..web.presence_view import claim_look
 from ..web.site import web_of
 from ..web.view_model import player_names, seat_name
@@ -144,7 +145,7 @@ class Session:
 
     async def handle(self, msg: wire.BrowserMessage, started: float) -> None:
         if self.conn.viewer == SPECTATOR:
-            self.notice("You are watching this game; only its two players can move.")
+            self.notice(_("You are watching this game; only its two players can move."))
             return
         if isinstance(msg, wire.GoTo):
             await self.goto(msg)
@@ -158,7 +159,7 @@ class Session:
         name = msg.name
         if name == "confirm":
             if self.conn.selected is None:
-                self.notice("Select a cell first: click a hidden cell once to explore it, twice to mark it.")
+                self.notice(_("Select a cell first: click a hidden cell once to explore it, twice to mark it."))
                 return
             cell, action = self.conn.selected
             await self.move(cell, action, msg.v, started)
@@ -190,11 +191,11 @@ class Session:
         conn = self.conn
         room = await self.rooms.latest(self.room_id)
         if room.status is not Status.PLAYING:
-            self.notice("The game is not running." if room.status is Status.OVER else
-                        "Waiting for the second player to join.")
+            self.notice(_("The game is not running.") if room.status is Status.OVER else
+                        _("Waiting for the second player to join."))
             return
         if not _hidden(room, conn.viewer, cell):
-            self.notice("That cell is already open.")
+            self.notice(_("That cell is already open."))
             return
         old = conn.selected
         if old is not None and old[0] == cell:
@@ -221,7 +222,7 @@ class Session:
     async def move(self, cell: Cell, action: str, seen: int | None, started: float) -> None:
         move = wire.cell_move(action, cell)
         if move is None:
-            self.notice("The server did not understand that click; please reload the page.", "error")
+            self.notice(_("The server did not understand that click; please reload the page."), "error")
             return
         old = self.conn.selected
         self.conn.refocus = cell  # the frame that shows the move brings focus back to the cell
@@ -244,8 +245,8 @@ class Session:
         if seen is None:
             conn.version = None
             self.hub.send_snapshot(conn, await self.rooms.latest(self.room_id))
-            self.notice("Your page did not say which board it showed, so that was not played. "
-                        "Here is the current board.", "error")
+            self.notice(_("Your page did not say which board it showed, so that was not played. "
+                          "Here is the current board."), "error")
             return None
         try:
             return await self.rooms.act(self.room_id, self.player, Play(move), seen, started)
@@ -259,24 +260,24 @@ class Session:
         if code is Refused.STALE:
             if room is not None:
                 self.hub.send_snapshot(self.conn, room)
-            self.notice("The board changed before your move arrived, so it was not played. "
-                        "Here is the current board \u2014 have another look.")
+            self.notice(_("The board changed before your move arrived, so it was not played. "
+                          "Here is the current board \u2014 have another look."))
         elif code is Refused.TIME_OUT:
-            self.notice("Your time ran out before the move arrived.", "error")
+            self.notice(_("Your time ran out before the move arrived."), "error")
         elif code is Refused.NOT_PLAYING:
-            self.notice("Waiting for the second player to join.")
+            self.notice(_("Waiting for the second player to join."))
         elif code is Refused.NOT_YOUR_TURN and room is not None:
             to_move = room.view(self.conn.viewer).to_move
-            who = seat_name(player_names(room), to_move) if to_move is not None else "your opponent"
-            kept = " Your selection is kept." if self.conn.selected is not None else ""
-            self.notice(f"It is {who}\u2019s turn \u2014 wait for their move.{kept}")
+            who = seat_name(player_names(room), to_move) if to_move is not None else _("your opponent")
+            kept = " " + _("Your selection is kept.") if self.conn.selected is not None else ""
+            self.notice(_("It is %(name)s\u2019s turn \u2014 wait for their move.") % {"name": who} + kept)
         elif code is Refused.CELL_NOT_HIDDEN and room is not None:
             old = self.conn.selected
             self.conn.selected = None
             self.redraw(room, [old[0]] if old else [])
-            self.notice("That cell is already open.")
+            self.notice(_("That cell is already open."))
         elif code is Refused.GAME_OVER:
-            self.notice("The game is over.")
+            self.notice(_("The game is over."))
         else:
             self.notice(exc.message, "error")
 
@@ -337,14 +338,14 @@ async def _browser_socket(websocket: WebSocket) -> None:
     settings, rooms, hub = state.settings, state.rooms, state.hub
     room_id = websocket.path_params["id"]
     web = web_of(websocket)
-    html = web.codec
+    html = web.codec_for(lang_of(websocket))  # frames in this reader's language (server/web/language.py)
     player = web.player_of(websocket)
     await websocket.accept()
     websocket.scope["mineduel.player"] = player.id if player else None
     try:
         room = await rooms.latest(room_id)
     except RoomRefused:
-        await websocket.send_text(html.notice("This game does not exist.", "error") + reconnect.inert(html.m))
+        await websocket.send_text(html.notice(_("This game does not exist."), "error") + reconnect.inert(html.m))
         await websocket.close(POLICY, "unknown game")
         return
     except Exception as exc:
@@ -382,7 +383,7 @@ async def _browser_socket(websocket: WebSocket) -> None:
             parsed = wire.parse_browser(frame)
             if isinstance(parsed, wire.BadMessage):
                 state.metrics.bad_messages.inc()
-                session.notice("The server did not understand that click; please reload the page.", "error")
+                session.notice(_("The server did not understand that click; please reload the page."), "error")
                 continue
             try:
                 await session.handle(parsed, started)

@@ -16,6 +16,7 @@ from starlette.websockets import WebSocket
 
 from engine import SPECTATOR
 
+from ..web.language import lang_of
 from ..web.lobby import LobbyWatcher
 from ..web.site import web_of
 from .admission import admitted
@@ -36,7 +37,7 @@ async def _lobby_socket(websocket: WebSocket) -> None:
     conn = Outbox(SPECTATOR, "html", player.id if player else None, frame_sender(websocket, text=True), close,
                   maxsize=settings.send_queue, inline=settings.inline_send)
     writer = asyncio.create_task(conn.run(), name="ws-lobby-writer")
-    watcher = LobbyWatcher(conn.player_id, conn.send)
+    watcher = LobbyWatcher(conn.player_id, conn.send, lang_of(websocket))
     feed.watch(watcher)
     try:
         async for _frame in client_frames(websocket, settings, conn):

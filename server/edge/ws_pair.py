@@ -36,6 +36,7 @@ from ..core.pools import POOLS, Pool
 from ..core.room import Player
 from ..outage import redis_down
 from ..store.matchmaker import AlreadySeeking, Paired, Pairing, Unpaired
+from ..web.i18n import _
 from ..web.site import web_of
 from . import new_game
 from .admission import admitted
@@ -62,7 +63,7 @@ async def _pair_socket(websocket: WebSocket) -> None:
     websocket.scope["mineduel.player"] = player.id if player else None
     if player is None or pool is None:
         reason = "pick a name first" if player is None else "unknown pool"
-        await websocket.send_text(_render(web, "status", text="That search cannot start here.", home=True))
+        await websocket.send_text(_render(web, "status", text=_("That search cannot start here."), home=True))
         await websocket.close(POLICY, reason)
         return
 
@@ -77,7 +78,7 @@ async def _pair_socket(websocket: WebSocket) -> None:
     except Exception as exc:  # Redis away: htmx reopens the socket later (1011), which seeks again
         if not redis_down(state.metrics, "pairing_socket", exc, player=player.id):
             log.exception("pairing socket failed")
-        conn.send(_render(web, "status", text="The service is interrupted; trying again shortly…"))
+        conn.send(_render(web, "status", text=_("The service is interrupted; trying again shortly…")))
         conn.close(SERVER_ERROR, "service interrupted")
     finally:
         await conn.finish(writer)
@@ -91,7 +92,7 @@ async def _seek_while_open(websocket: WebSocket, conn: Outbox, me: Player, pool:
     asked = asyncio.create_task(_action(websocket, conn), name="ws-pair-actions")
     try:
         offer_s = state.settings.pairing_computer_after_s or None
-        done, _ = await asyncio.wait({seek, asked}, timeout=offer_s, return_when=asyncio.FIRST_COMPLETED)
+        done, _pending = await asyncio.wait({seek, asked}, timeout=offer_s, return_when=asyncio.FIRST_COMPLETED)
         if not done:  # alone for a while: offer the computer, and wait on
             conn.send(_render(web_of(websocket), "actions", computer=True))
             await asyncio.wait({seek, asked}, return_when=asyncio.FIRST_COMPLETED)
@@ -118,11 +119,11 @@ async def _answer(websocket: WebSocket, conn: Outbox, me: Player, pool: Pool, re
         conn.send(_render(web, "landing", game=result.room_id, opponent=result.opponent.name))
     elif action == "computer":
         room, _seat = await new_game.computer_game(websocket.app.state.rooms, pool, me)
-        conn.send(_render(web, "landing", game=room.id, opponent="the computer"))
+        conn.send(_render(web, "landing", game=room.id, opponent=_("the computer")))
     elif action == "cancel":
-        conn.send(_render(web, "status", text="You stopped looking for an opponent.", home=True))
+        conn.send(_render(web, "status", text=_("You stopped looking for an opponent."), home=True))
     else:  # ended elsewhere: the player's seek in another tab took over
-        conn.send(_render(web, "status", text="This search ended: you started another one.", home=True))
+        conn.send(_render(web, "status", text=_("This search ended: you started another one."), home=True))
     conn.send(_render(web, "actions", computer=False, over=True))
     conn.close(NORMAL, "")
 
@@ -130,7 +131,7 @@ async def _answer(websocket: WebSocket, conn: Outbox, me: Player, pool: Pool, re
 async def _seek_taking_over(pairing: Pairing, me: Player, pool: Pool) -> Paired | Unpaired:
     """Seek without a time limit; a seek of the same player elsewhere is ended first (the
     newest page wins: a reloaded page seeks while its old socket's seek is still being ended)."""
-    for _ in range(3):
+    for _attempt in range(3):
         try:
             return await pairing.seek(me, pool, wait_s=None)
         except AlreadySeeking:
@@ -148,7 +149,7 @@ async def _end(pairing: Pairing, me: Player, seek: asyncio.Task[Paired | Unpaire
     deadline = loop.time() + END_BOUND_S
     while loop.time() < deadline:
         await pairing.cancel(me.id)
-        done, _ = await asyncio.wait({seek}, timeout=0.1)
+        done, _pending = await asyncio.wait({seek}, timeout=0.1)
         if done:
             return seek.result()
     seek.cancel()

@@ -5,18 +5,21 @@ from __future__ import annotations
 
 from engine.clock import Clock
 
+from .i18n import N_
+
 CLOCK_CHOICES: tuple[tuple[str, str], ...] = (
-    ("none", "No clock"),
-    ("60+1", "1 min + 1 s per move"),
-    ("180+2", "3 min + 2 s per move"),
-    ("300+0", "5 min"),
-    ("300+3", "5 min + 3 s per move"),
-    ("600+5", "10 min + 5 s per move"),
-    ("1d", "1 day per move"),
-    ("3d", "3 days per move"),
-    ("7d", "7 days per move"),
+    ("none", N_("No clock")),
+    ("60+1", N_("1 min + 1 s per move")),
+    ("180+2", N_("3 min + 2 s per move")),
+    ("300+0", N_("5 min")),
+    ("300+3", N_("5 min + 3 s per move")),
+    ("600+5", N_("10 min + 5 s per move")),
+    ("1d", N_("1 day per move")),
+    ("3d", N_("3 days per move")),
+    ("7d", N_("7 days per move")),
 )
-"""(form value, label); a rated game needs one with a clock."""
+"""(form value, label); a rated game needs one with a clock. The labels are English, marked
+for the catalogs; the templates translate them where shown (``{{ _(label) }}``)."""
 CLOCKS: dict[str, tuple[int, int] | tuple[str, int]] = {
     "60+1": (60_000, 1_000),
     "180+2": (180_000, 2_000),

@@ -9,6 +9,7 @@ from engine import View, cell_name, verify
 
 from ..core.decide import accepts_rematch
 from ..core.room import Room
+from .i18n import _
 
 # ---------------------------------------------------------------------- the fairness check and the replay
 
@@ -81,7 +82,8 @@ def rematch_offer_look(room: Room, viewer: int) -> OfferLook:
         state = "mine" if offer == viewer else "theirs"
         return OfferLook(state, names[offer], names[1 - offer] if len(names) > 1 else "")
     if declined is not None:
-        text = "You declined the rematch." if declined == viewer else f"{names[declined]} declined the rematch."
+        text = _("You declined the rematch.") if declined == viewer else \
+            _("%(name)s declined the rematch.") % {"name": names[declined]}
         return OfferLook("declined", text=text, instant=instant)
     return OfferLook(None, instant=instant)
 

@@ -21,6 +21,7 @@ from ..edge.limits import Limited, guard_of
 from ..store.players import NameTaken
 from ..store.service import RoomRefused
 from .clock_choices import CLOCK_CHOICES, clock_of
+from .i18n import N_, _
 from .lobby import Lobby, list_room
 from .pair_pages import quick_controls
 from .site import (
@@ -37,7 +38,8 @@ from .site import (
     web_of,
 )
 
-COMPUTER_LEVELS = {1: "Easy", 2: "Medium", 3: "Strong"}
+COMPUTER_LEVELS = {1: N_("Easy"), 2: N_("Medium"), 3: N_("Strong")}
+"""English labels (marked for the catalogs); the home page translates them."""
 
 
 async def home(request: Request) -> Response:
@@ -61,7 +63,7 @@ async def guest(request: Request) -> Response:
     """POST: name → a new guest and its cookie; then back to ``next`` (joining ``join`` first)."""
     web = web_of(request)
     if not same_origin(request):
-        return error_page(web, 403, "Forbidden", "That form came from another site.")
+        return error_page(web, 403, _("Forbidden"), _("That form came from another site."))
     form = await form_of(request)
     target = safe_next(form.get("next"))
     join = form.get("join")
@@ -70,14 +72,14 @@ async def guest(request: Request) -> Response:
         guard_of(request).new_guest(request)
     except BadName as exc:
         if join and ROOM_ID.match(join):
-            return web.render("name.html", status_code=400, me=None, join=join, error=f"That name won’t do: {exc}.")
-        return await _home(request, web, None, target, 400, f"That name won’t do: {exc}.")
+            return web.render("name.html", status_code=400, me=None, join=join, error=_("That name won’t do: %(reason)s.") % {"reason": exc})
+        return await _home(request, web, None, target, 400, _("That name won’t do: %(reason)s.") % {"reason": exc})
     except Limited as exc:
         return limited_page(web, exc)
     try:
         player, token = await request.app.state.guests.create(name)
     except NameTaken:
-        message = f"Somebody is already called {name}. Please choose another name."
+        message = _("Somebody is already called %(name)s. Please choose another name.") % {"name": name}
         if join and ROOM_ID.match(join):
             return web.render("name.html", status_code=409, me=None, join=join, error=message)
         return await _home(request, web, None, target, 409, message)
@@ -96,7 +98,7 @@ async def create_game(request: Request) -> Response:
     web = web_of(request)
     state = request.app.state
     if not same_origin(request):
-        return error_page(web, 403, "Forbidden", "That form came from another site.")
+        return error_page(web, 403, _("Forbidden"), _("That form came from another site."))
     me = web.player_of(request)
     if me is None:
         return redirect("/")
@@ -110,7 +112,7 @@ async def create_game(request: Request) -> Response:
     if state.settings.test_hooks and form.get("seed", "").isdigit() and len(form["seed"]) < 19:
         seed = int(form["seed"])
     if ruleset not in RULESETS:
-        return error_page(web, 400, "Cannot create that game", "There are no such rules.", me)
+        return error_page(web, 400, _("Cannot create that game"), _("There are no such rules."), me)
     me = await state.guests.current(me)
     players = (me, None) if seat == 0 else (None, me)
     try:
@@ -130,11 +132,11 @@ async def play_computer(request: Request) -> Response:
     web = web_of(request)
     state = request.app.state
     if not same_origin(request):
-        return error_page(web, 403, "Forbidden", "That form came from another site.")
+        return error_page(web, 403, _("Forbidden"), _("That form came from another site."))
     form = await form_of(request)
     level = form.get("level")
     if level not in {str(n) for n in COMPUTER_LEVELS}:
-        return error_page(web, 400, "Cannot start that game", "There is no such computer level.")
+        return error_page(web, 400, _("Cannot start that game"), _("There is no such computer level."))
     try:
         me, token = await guest_of(request)
         guard_of(request).new_game(request)

@@ -36,15 +36,31 @@ from ..store.analyses import StoredAnalysis
 from ..store.messages import Attendance
 from . import i18n, reconnect
 from .end_view import ReplayLook, fair_look, rematch_offer_look
+from .i18n import N_, _
 from .odds_view import odds_look, overlay
 from .presence_view import ClaimLook, abortable, away_text
 from .rating_labels import RatingLabels
 from .solo_codec import SoloHtml
-from .status_view import clock_looks, outcome_text, player_looks, status_look, tab_title
+from .solo_view import mode_name, preset_name
+from .status_view import (
+    clock_looks,
+    outcome_text,
+    player_looks,
+    status_look,
+    tab_title,
+    time_control_text,
+)
 from .view_model import board_looks, cell_look, move_text, player_names, score_text
 
 WEB_DIR = Path(__file__).resolve().parent.parent.parent / "web"
 TEMPLATES_DIR = WEB_DIR / "templates"
+
+OTHER_LAYERS_SAY = (
+    N_("service interrupted: the game store is unreachable, so moves are not played; "
+       "a fresh board follows when it is back"),
+)
+"""Messages other layers hand to :meth:`HtmlCodec.error` in English (``server.outage``; the
+JSON and msgpack edges keep them English), marked here so the page shows them translated."""
 
 SNAPSHOT_MARK = "<!--snapshot-->"
 """First bytes of every snapshot frame: lets a browser connection tell a snapshot (which
@@ -65,6 +81,7 @@ def make_env(templates: Path = TEMPLATES_DIR) -> Environment:
     )
     env.globals["asset"] = lambda path: f"/static/{path}"  # pages.py installs the versioned one
     env.filters["signed"] = score_text
+    env.globals.update(time_control=time_control_text, preset_name=preset_name, mode_name=mode_name)
     i18n.install(env)
     return env
 
@@ -172,7 +189,7 @@ class HtmlCodec:
         at = max(0, min(at, len(log)))
         view = room.game.position(at)
         names = player_names(room)
-        line, _ = self._step_line(room, at, names)
+        line, _number = self._step_line(room, at, names)
         shown = len(view.moves)
         final = room.view(SPECTATOR)
         look = ReplayLook(room.id, at, len(log), view.scores, line, odds)
@@ -202,7 +219,7 @@ class HtmlCodec:
         names = player_names(room)
         line, number = self._step_line(room, at, names)
         return self.m.odds(odds_look(room.id, at, on, analysis, names, number,
-                                     line if at else "The start: no move yet.", failed=failed))
+                                     line if at else _("The start: no move yet."), failed=failed))
 
     @staticmethod
     def _step_line(room: Room, at: int, names: Sequence[str | None]) -> tuple[str, int | None]:
@@ -211,7 +228,7 @@ class HtmlCodec:
         explore or a mark (each adds one line: the lines so far are the plays so far)."""
         log = room.game.log
         if at == 0:
-            return "The start", None
+            return _("The start"), None
         final = room.view(SPECTATOR)
         if isinstance(log[at - 1][1], (Explore, Mark)):
             shown = sum(1 for _, move in log[:at] if isinstance(move, (Explore, Mark)))
@@ -285,7 +302,7 @@ class HtmlCodec:
 
     def error(self, code: str, message: str, v: int | None = None) -> str:
         """The page keeps its version in ``#seen-v`` (snapshots and updates set it): ``v`` adds nothing here."""
-        out = str(self.m.notice(message, "error"))
+        out = str(self.m.notice(_(message) if message else "", "error"))
         if code == "unavailable":  # Redis is unreachable: the banner too (see heartbeat)
             out += str(self.m.heartbeat(True))
         return out

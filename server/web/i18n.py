@@ -1,22 +1,49 @@
 """The words of the site in the reader's language: one gettext seam for templates and Python.
 
 Templates use Jinja2's i18n extension (``{{ _("Your turn") }}``, ``{% trans %}``); Python view
-models use :func:`gettext` / :func:`ngettext` from here. Both read the translations of the
-render in progress from a context variable, so a macro module loaded once serves every
-language, and a websocket frame rendered for one reader cannot leak another's language.
+models use :func:`gettext` / :func:`ngettext` / :func:`pgettext` from here. All of them read
+the translations of the render in progress from a context variable, so a macro module loaded
+once serves every language, and a websocket frame rendered for one reader cannot leak another's
+language. :func:`using` sets it around a render; :func:`negotiate` picks a reader's language.
 
-Until catalogs are loaded every string is its English self (``NullTranslations``).
+The catalogs are ``server/locale/<lang>/LC_MESSAGES/messages.po`` (Babel; see
+:mod:`server.web.catalogs` for extracting and updating them). They are compiled in memory the
+first time a language is used (``read_po`` + ``write_mo``): no build step to forget, and the
+``.po`` under review is exactly what runs. English is the msgids themselves.
+
+Labels kept in module-level tables are marked with :func:`N_` (extracted, not translated) and
+translated where they are shown, never at import.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import gettext as _gettext
+import io
+from collections.abc import Iterator
 from contextvars import ContextVar
+from pathlib import Path
 
+from babel.core import negotiate_locale
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
 from jinja2 import Environment
+
+LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
+DOMAIN = "messages"
+DEFAULT = "en"
+LANGS: tuple[str, ...] = ("en", "de")
+"""The site's languages; the first is the default and the catalogs' source language."""
+NAMES = {"en": "English", "de": "Deutsch"}
+"""Each language in its own words (the switch in the site's header)."""
 
 _current: ContextVar[_gettext.NullTranslations] = ContextVar(
     "mineduel_translations", default=_gettext.NullTranslations())
+_lang: ContextVar[str] = ContextVar("mineduel_lang", default=DEFAULT)
+
+
+# ---------------------------------------------------------------------- the seam
 
 
 def gettext(message: str) -> str:
@@ -29,11 +56,95 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return _current.get().ngettext(singular, plural, n)
 
 
+def pgettext(context: str, message: str) -> str:
+    """``message`` in the render's language, where the same English word needs different
+    translations (``pgettext("move list", "mark")``)."""
+    return _current.get().pgettext(context, message)
+
+
 _ = gettext
 
 
+def N_(message: str) -> str:
+    """Mark ``message`` for extraction only: a label in a table built at import, translated
+    (``_(label)``) where it is shown."""
+    return message
+
+
+def current() -> str:
+    """The language of the render in progress (``<html lang>``)."""
+    return _lang.get()
+
+
+@contextlib.contextmanager
+def using(lang: str) -> Iterator[None]:
+    """Render in ``lang`` inside the block (pages, frames, everything Python words)."""
+    lang = lang if lang in LANGS else DEFAULT
+    tokens = (_current.set(translations(lang)), _lang.set(lang))
+    try:
+        yield
+    finally:
+        _lang.reset(tokens[1])
+        _current.reset(tokens[0])
+
+
 def install(env: Environment) -> None:
-    """Give ``env``'s templates ``_``, ``gettext``, ``ngettext`` and ``{% trans %}`` (newstyle:
-    autoescaped, ``%(name)s`` placeholders filled from keyword arguments)."""
+    """Give ``env``'s templates ``_``, ``gettext``, ``ngettext``, ``pgettext``, ``{% trans %}``
+    (newstyle: autoescaped, ``%(name)s`` placeholders filled from keyword arguments, so a
+    literal percent sign is written ``%%``) and ``lang()``."""
     env.add_extension("jinja2.ext.i18n")
-    env.install_gettext_callables(gettext, ngettext, newstyle=True)  # type: ignore[attr-defined]
+    env.install_gettext_callables(  # type: ignore[attr-defined]
+        gettext, ngettext, newstyle=True, pgettext=pgettext,
+        npgettext=lambda c, s, p, n: _current.get().npgettext(c, s, p, n))
+    env.globals["lang"] = current
+    env.globals["lang_names"] = NAMES
+
+
+# ---------------------------------------------------------------------- catalogs
+
+
+@functools.cache
+def translations(lang: str) -> _gettext.NullTranslations:
+    """The compiled catalog of ``lang`` (English: the msgids themselves). Compiled once per
+    process from the ``.po``; an entry marked fuzzy is left out (English shows instead)."""
+    if lang == DEFAULT:
+        return _gettext.NullTranslations()
+    path = LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+    with path.open("rb") as f:
+        catalog = read_po(f, locale=lang, domain=DOMAIN)
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog, use_fuzzy=False)
+    buffer.seek(0)
+    return _gettext.GNUTranslations(buffer)
+
+
+# ---------------------------------------------------------------------- choosing
+
+
+def negotiate(cookie: str | None, accept_language: str | None) -> str:
+    """The reader's language: the ``lang`` cookie when it names one of :data:`LANGS`, else the
+    best match of ``Accept-Language`` (Babel's :func:`~babel.core.negotiate_locale`: ``de-AT``
+    finds ``de``), else English."""
+    if cookie in LANGS:
+        return cookie  # type: ignore[return-value]
+    found = negotiate_locale(preferred(accept_language or ""), LANGS, sep="-")
+    return found if found in LANGS else DEFAULT
+
+
+def preferred(header: str) -> list[str]:
+    """The language tags of an ``Accept-Language`` header, most wanted first (by ``q``, then
+    in the order given; ``q=0`` means not wanted). Babel matches them; this only orders them."""
+    ranked: list[tuple[float, int, str]] = []
+    for i, part in enumerate(header[:512].split(",")[:20]):
+        tag, _sep, params = part.strip().partition(";")
+        q = 1.0
+        for param in params.split(";"):
+            key, _eq, value = param.strip().partition("=")
+            if key == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        if tag and tag != "*" and q > 0:
+            ranked.append((-q, i, tag))
+    return [tag for _q, _i, tag in sorted(ranked)]

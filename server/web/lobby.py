@@ -15,9 +15,9 @@ round trips (the rooms, then their presence hashes) and keeps:
 
 Finished and vanished rooms are unlisted as they are met. :class:`LobbyFeed` is the
 per-process loop: every ``interval_s`` while anybody watches the lobby it reads the lobby once,
-renders it once (the challenges once more per viewer who has one: their row says Cancel, not
-Accept) and sends each lobby socket the sections that changed since its last frame; with
-nobody watching it still writes its count of connected players every
+renders it once per language (the challenges once more per viewer who has one: their row says
+Cancel, not Accept) and sends each lobby socket the sections that changed since its last frame;
+with nobody watching it still writes its count of connected players every
 :data:`ONLINE_REPORT_S`, so other processes' lobbies count them. Why a
 poll and not a channel: a listed room's changes already travel on its own channel, and
 subscribing every process to every listed room to learn what one read a second gives would
@@ -35,12 +35,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine import SPECTATOR
+from engine.clock import Clock
 
 from ..core.computer import level_of
 from ..core.ratings import Rating, clock_category
 from ..core.room import Room, Status
 from ..store.presence import attendance_of
-from .status_view import time_control_text
+from . import i18n
 from .view_model import player_names
 
 log = logging.getLogger("mineduel.lobby")
@@ -65,7 +66,8 @@ class LiveRow:
     ratings: tuple[str, str]
     """Beside each name in a rated game ("1523", "1500?"), else empty."""
     score: str
-    time_control: str
+    clock: Clock | None
+    """Its time control, put in words where it is shown (in the reader's language)."""
     rated: bool
     spectators: int
 
@@ -78,7 +80,7 @@ class ChallengeRow:
     name: str
     rating: str
     ruleset: str
-    time_control: str
+    clock: Clock | None
     rated: bool
 
 
@@ -157,13 +159,13 @@ def _live_row(room: Room, ratings: dict[tuple[str, str], Rating], spectators: in
     ids = [p.id if p is not None and level_of(p) is None else None for p in room.players]
     return LiveRow(room.id, (names[0] or "", names[1] or ""),
                    (_rating_text(ratings, room, ids[0]), _rating_text(ratings, room, ids[1])),
-                   f"{a}\u00a0:\u00a0{b}", time_control_text(room.clock), room.rated, spectators)
+                   f"{a}\u00a0:\u00a0{b}", room.clock, room.rated, spectators)
 
 
 def _challenge_row(room: Room, ratings: dict[tuple[str, str], Rating]) -> ChallengeRow:
     creator = next(p for p in room.players if p is not None)
     return ChallengeRow(room.id, creator.id, creator.name, _rating_text(ratings, room, creator.id), room.ruleset or "",
-                        time_control_text(room.clock), room.rated)
+                        room.clock, room.rated)
 
 
 def lobby_sections(env: Any) -> Callable[[Lobby, str | None], dict[str, str]]:
@@ -187,6 +189,8 @@ class LobbyWatcher:
 
     player_id: str | None
     push: Callable[[str], bool]
+    lang: str = i18n.DEFAULT
+    """The reader's language: the sections are rendered once per language."""
     sent: dict[str, str] = field(default_factory=dict)
 
 
@@ -206,7 +210,7 @@ class LobbyFeed:
         self.latest = Lobby()
         self._wake = asyncio.Event()
         self._rendered_for: Lobby | None = None
-        self._rendered: dict[str | None, dict[str, str]] = {}
+        self._rendered: dict[tuple[str, str | None], dict[str, str]] = {}
         self._reported = 0
 
     def watch(self, watcher: LobbyWatcher) -> None:
@@ -263,20 +267,21 @@ class LobbyFeed:
             self._reported = local
 
     def _send(self, watcher: LobbyWatcher, lobby: Lobby) -> None:
-        sections = self._sections(lobby, watcher.player_id)
+        sections = self._sections(lobby, watcher.player_id, watcher.lang)
         changed = [html for key, html in sections.items() if watcher.sent.get(key) != html]
         if changed and watcher.push("".join(changed)):
             watcher.sent.update(sections)
 
-    def _sections(self, lobby: Lobby, player_id: str | None) -> dict[str, str]:
-        """Rendered once per lobby read for everybody, and once more per creator of a listed
-        challenge (whose row says Cancel)."""
+    def _sections(self, lobby: Lobby, player_id: str | None, lang: str = i18n.DEFAULT) -> dict[str, str]:
+        """Rendered once per lobby read and language for everybody, and once more per creator of
+        a listed challenge (whose row says Cancel)."""
         if self._rendered_for is not lobby:
             self._rendered_for, self._rendered = lobby, {}
         owner = player_id if any(c.creator == player_id for c in lobby.challenges) else None
-        sections = self._rendered.get(owner)
+        sections = self._rendered.get((lang, owner))
         if sections is None:
-            sections = self._rendered[owner] = self.render(lobby, owner)
+            with i18n.using(lang):
+                sections = self._rendered[(lang, owner)] = self.render(lobby, owner)
         return sections
 
 

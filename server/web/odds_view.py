@@ -16,7 +16,8 @@ from engine import cell_name
 from engine.analysis import LESS_THAN_1, MORE_THAN_99, NOT_HIDDEN, percent, percent_text
 
 from ..store.analyses import StoredAnalysis
-from .view_model import MINUS, CellLook, seat_name
+from .i18n import _
+from .view_model import MINUS, CellLook, action_word, seat_name
 
 
 def signed(x: float) -> str:
@@ -95,20 +96,31 @@ def move_look(data: dict, names: Sequence[str | None]) -> MoveOddsLook:
     """The look of one move's figures (an item of ``StoredAnalysis.moves``)."""
     explore = data["action"] == "explore"
     css = "certain" if data["certain"] else "safest" if data["safest"] else "risky"
+    best = percent(data["p_min"] if explore else data["p_max"])
     return MoveOddsLook(
         who=seat_name(names, data["seat"]),
-        action=data["action"],
+        action=action_word(data["action"]),
         where=cell_name(tuple(data["cell"])),
-        chance_label="mine chance" if explore else "chance the mark was right",
+        chance_label=_("mine chance") if explore else _("chance the mark was right"),
         chance=percent(data["p_mine"]),
-        best_label="safest cell" if explore else "likeliest mine",
-        best=percent(data["p_min"] if explore else data["p_max"]),
-        verdict=data["verdict"],
-        fortune=data["fortune"],
+        best_label=_("safest cell") if explore else _("likeliest mine"),
+        best=best,
+        verdict=verdict_text(css, percent(data["p_mine"]), best),
+        fortune=None if data["fortune"] is None else _("lucky") if data["fortune"] == "lucky" else _("unlucky"),
         points=signed(data["points"]),
         expected=signed(data["expected_points"]),
         css=css,
     )
+
+
+def verdict_text(css: str, chance: str, best: str) -> str:
+    """The engine's verdict (``MoveOdds.verdict``) in the reader's words: ``certain``,
+    ``safest`` or ``risky: 41 % vs 0 % available``."""
+    if css == "certain":
+        return _("certain")
+    if css == "safest":
+        return _("safest")
+    return _("risky: %(chance)s vs %(best)s available") % {"chance": chance, "best": best}
 
 
 def player_looks(analysis: StoredAnalysis, names: Sequence[str | None]) -> tuple[PlayerOddsLook, ...]:
@@ -138,9 +150,9 @@ def odds_look(room_id: str, at: int, on: bool, analysis: StoredAnalysis | None, 
     if step is None:
         whose = ""
     elif step[0] is None:
-        whose = "what everybody knew at the end"
+        whose = _("what everybody knew at the end")
     else:
-        whose = f"the odds {seat_name(names, step[0])} had for the next move"
+        whose = _("the odds %(name)s had for the next move") % {"name": seat_name(names, step[0])}
     return OddsLook(room_id, at, on, move=move_look(found, names) if found is not None else None, note=note,
                     whose=whose, players=player_looks(analysis, names))
 
@@ -165,13 +177,14 @@ def overlay(cells: list[CellLook], analysis: StoredAnalysis, at: int) -> list[Ce
     step = analysis.step(at)
     if step is None:
         return cells
-    _, codes = step
+    _seat, codes = step
     out = []
     for look, code in zip(cells, codes, strict=False):
         if code == NOT_HIDDEN:
             out.append(look)
             continue
         text = percent_text(code)
-        said = "proven safe" if code == 0 else "proven mine" if code == 100 else f"{text} mine"
+        said = _("proven safe") if code == 0 else _("proven mine") if code == 100 else \
+            _("%(chance)s mine") % {"chance": text}
         out.append(replace(look, css=f"{look.css} odds {tint(code)}", label=f"{look.label}, {said}", odds=text))
     return out

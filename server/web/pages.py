@@ -17,7 +17,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..edge.csp import SecurityHeaders
-from . import home_pages, room_pages
+from . import home_pages, language, room_pages
 from .pair_pages import routes as pair_routes
 from .player_pages import routes as player_routes
 from .site import web_of
@@ -46,6 +46,7 @@ routes = [
     Route("/g/{id}/cancel", room_pages.cancel_challenge, methods=["POST"], middleware=_headers),
     Route("/g/{id}/sound", room_pages.set_sound, methods=["POST"], middleware=_headers),
     Route("/static/v/{version}/{path:path}", static, middleware=_headers),
+    *language.routes,
     *solo_routes,
     *pair_routes,
     *player_routes,

@@ -21,9 +21,10 @@ from starlette.routing import Route
 
 from engine import RULESETS
 
-from ..core.pools import POOLS, TIME_CONTROLS, Pool
+from ..core.pools import POOLS, TIME_CONTROLS, Pool, TimeControl
 from ..edge.csp import SecurityHeaders
 from ..edge.limits import Limited
+from .i18n import _, ngettext
 from .site import (
     ROOM_ID,
     error_page,
@@ -36,32 +37,39 @@ from .site import (
     web_of,
 )
 
-RULESET_NAMES = {"brettspielnetz": "Brettspielnetz", "coan": "Coan"}
-
 
 def pool_label(pool: Pool) -> str:
     """``3+2 · Coan rules · rated``, ``3 days per move · Brettspielnetz rules · casual``."""
     control = pool.control
-    clock = f"{control.label} per move" if control.days is not None else f"{control.label} (min + s per move)"
-    rules = RULESET_NAMES.get(pool.ruleset, pool.ruleset)
-    return f"{clock} \u00b7 {rules} rules \u00b7 {'rated' if pool.rated else 'casual'}"
+    clock = (_("%(control)s per move") if control.days is not None else _("%(control)s (min + s per move)")) % {
+        "control": control_label(control)}
+    rules = _("Coan rules") if pool.ruleset == "coan" else _("Brettspielnetz rules")
+    return f"{clock} \u00b7 {rules} \u00b7 {_('rated') if pool.rated else _('casual')}"
+
+
+def control_label(control: TimeControl) -> str:
+    """A pool's time control: ``3+2`` as it is, ``3 days`` in the reader's language."""
+    if control.days is None:
+        return control.label
+    return ngettext("%(num)d day", "%(num)d days", control.days) % {"num": control.days}
 
 
 def quick_controls() -> list[tuple[str, str]]:
     """The home page's buttons: (``<time control>/<rated|casual>``, label) per pool, by ruleset."""
-    return [(f"{c.name}/{kind}", f"{c.label} {kind}") for c in TIME_CONTROLS for kind in ("rated", "casual")]
+    return [(f"{c.name}/{kind}", f"{control_label(c)} {_('rated') if kind == 'rated' else _('casual')}")
+            for c in TIME_CONTROLS for kind in ("rated", "casual")]
 
 
 async def start(request: Request) -> Response:
     """POST from the home page: the pool of the pressed button and the chosen rules."""
     web = web_of(request)
     if not same_origin(request):
-        return error_page(web, 403, "Forbidden", "That form came from another site.")
+        return error_page(web, 403, _("Forbidden"), _("That form came from another site."))
     form = await form_of(request)
     ruleset = form.get("ruleset", "brettspielnetz")
     pool = POOLS.get(f"{form.get('pool', '')}".replace("/", f"/{ruleset}/", 1)) if ruleset in RULESETS else None
     if pool is None:
-        return error_page(web, 400, "Cannot look for that game", "There is no such pool.")
+        return error_page(web, 400, _("Cannot look for that game"), _("There is no such pool."))
     try:
         _me, token = await guest_of(request)
     except Limited as exc:
@@ -77,7 +85,7 @@ async def page(request: Request) -> Response:
     if me is None:
         return redirect("/")
     if pool is None:
-        return error_page(web, 404, "No such pool", "That link does not name a pool.", me)
+        return error_page(web, 404, _("No such pool"), _("That link does not name a pool."), me)
     return web.render("pair.html", me=await request.app.state.guests.current(me), pool=pool,
                       pool_label=pool_label(pool))
 

@@ -27,7 +27,8 @@ from starlette.routing import Route
 from ..core.ratings import CATEGORIES
 from ..edge.csp import SecurityHeaders
 from .clock_choices import CLOCK_CHOICES
-from .player_view import CATEGORY_TEXT, game_row, leader_rows, rating_looks
+from .i18n import _
+from .player_view import category_text, game_row, leader_rows, rating_looks
 from .site import error_page, redirect, web_of
 
 PLAYER_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -51,7 +52,7 @@ async def player_page(request: Request) -> Response:
     player_id = request.path_params["id"]
     name = await state.players.name_of(player_id) if PLAYER_ID.match(player_id) else None
     if name is None:
-        return error_page(web, 404, "No such player", "Nobody plays under that link.", me)
+        return error_page(web, 404, _("No such player"), _("Nobody plays under that link."), me)
     own = me is not None and me.id == player_id
     ratings, (ongoing, finished) = await asyncio.gather(state.ratings.ratings_of(player_id),
                                                         state.games.overview(player_id, FINISHED_SHOWN))
@@ -104,7 +105,7 @@ async def ratings_page(request: Request) -> Response:
     boards = await asyncio.gather(*(state.ratings.leaderboard(c, LEADERS_SHOWN) for c in CATEGORIES))
     names = await state.players.names_of(sorted({pid for board in boards for pid, _ in board}))
     return web.render("ratings.html", me=web.player_of(request),
-                      boards=[(c, CATEGORY_TEXT.get(c, c.title()), leader_rows(board, names))
+                      boards=[(c, category_text(c), leader_rows(board, names))
                               for c, board in zip(CATEGORIES, boards, strict=True)])
 
 

@@ -17,13 +17,21 @@ from engine.clock import Clock
 from ..core.ratings import CATEGORIES, Rating
 from ..core.summary import ABORTED_RESULT, DRAWN, LOST, WON
 from ..store.players import RatingPoint
+from .i18n import N_, _
 from .status_view import time_control_text
 from .view_model import score_text
 
-RESULT_TEXT = {WON: "Won", LOST: "Lost", DRAWN: "Drawn", ABORTED_RESULT: "Aborted"}
-TERMINATION_TEXT = {"all_mines": "all mines found", "resignation": "resignation", "timeout": "on time",
-                    "aborted": "no moves", "abandoned": "opponent left"}
-CATEGORY_TEXT = {"bullet": "Bullet", "blitz": "Blitz", "rapid": "Rapid", "correspondence": "Correspondence"}
+RESULT_TEXT = {WON: N_("Won"), LOST: N_("Lost"), DRAWN: N_("Drawn"), ABORTED_RESULT: N_("Aborted")}
+TERMINATION_TEXT = {"all_mines": N_("all mines found"), "resignation": N_("resignation"), "timeout": N_("on time"),
+                    "aborted": N_("no moves"), "abandoned": N_("opponent left")}
+CATEGORY_TEXT = {"bullet": N_("Bullet"), "blitz": N_("Blitz"), "rapid": N_("Rapid"),
+                 "correspondence": N_("Correspondence")}
+"""English labels (marked for the catalogs), translated where a row or a page is made."""
+
+
+def category_text(category: str) -> str:
+    """A rating category's name in the reader's language."""
+    return _(CATEGORY_TEXT[category]) if category in CATEGORY_TEXT else category.title()
 
 
 def date_text(ms: int | None) -> str:
@@ -35,11 +43,12 @@ def duration_text(ms: int) -> str:
     """A rough span: ``2 d 3 h``, ``5 h 10 min``, ``12 min``, ``40 s``."""
     seconds = max(0, ms) // 1000
     days, hours, minutes = seconds // 86_400, seconds % 86_400 // 3600, seconds % 3600 // 60
+    span = {"days": days, "hours": hours, "minutes": minutes, "seconds": seconds}
     if days:
-        return f"{days} d {hours} h" if hours else f"{days} d"
+        return (_("%(days)d d %(hours)d h") if hours else _("%(days)d d")) % span
     if hours:
-        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
-    return f"{minutes} min" if minutes else f"{seconds} s"
+        return (_("%(hours)d h %(minutes)d min") if minutes else _("%(hours)d h")) % span
+    return (_("%(minutes)d min") if minutes else _("%(seconds)d s")) % span
 
 
 def terms_text(clock: dict[str, int] | None) -> str:
@@ -87,21 +96,23 @@ def game_row(entry: dict[str, Any], now_ms: int) -> GameRow:
     result = entry.get("result")
     if status == "over":
         how = TERMINATION_TEXT.get((entry.get("outcome") or [""])[0], "")
+        how = _(how) if how else ""
         when = date_text(entry.get("ended_ms")) + (f" \u00b7 {how}" if how and result != ABORTED_RESULT else "")
-        text = RESULT_TEXT.get(result or "", "")
+        text = _(RESULT_TEXT[result]) if result in RESULT_TEXT else ""
     elif status == "waiting":
-        when, text = f"waiting since {date_text(entry.get('created_ms'))}", "Waiting for an opponent"
+        when = _("waiting since %(date)s") % {"date": date_text(entry.get("created_ms"))}
+        text = _("Waiting for an opponent")
     else:
         due = entry.get("due_ms")
         if entry.get("your_turn"):
-            text = "Your turn"
-            when = f"move within {duration_text(due - now_ms)}" if due is not None else ""
+            text = _("Your turn")
+            when = _("move within %(span)s") % {"span": duration_text(due - now_ms)} if due is not None else ""
         else:
-            text = "Their turn"
-            when = f"they have {duration_text(due - now_ms)}" if due is not None else ""
+            text = _("Their turn")
+            when = _("they have %(span)s") % {"span": duration_text(due - now_ms)} if due is not None else ""
     return GameRow(
         id=entry["id"],
-        opponent=opponent["name"] if opponent else "(open seat)",
+        opponent=opponent["name"] if opponent else _("(open seat)"),
         opponent_href=f"/p/{opponent['id']}" if opponent and not opponent["id"].startswith("@") else None,
         status=status,
         your_turn=bool(entry.get("your_turn")),
@@ -152,7 +163,7 @@ def rating_looks(ratings: dict[str, Rating], histories: dict[str, Sequence[Ratin
                 delta = round(point.rating) - round(points[i - 1].rating)
                 change = f"+{delta}" if delta > 0 else (f"\u2212{-delta}" if delta < 0 else "\u00b10")
             shown_points.append(PointLook(date_text(point.ended_ms), str(round(point.rating)), change, point.game_id))
-        looks.append(RatingLook(category, CATEGORY_TEXT.get(category, category.title()), rating.display,
+        looks.append(RatingLook(category, category_text(category), rating.display,
                                 rating.provisional, rating.games, round(rating.deviation),
                                 list(reversed(shown_points[-shown:]))))
     return looks

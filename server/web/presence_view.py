@@ -9,6 +9,7 @@ from ..core.computer import people_away
 from ..core.decide import LEAVE_GRACE_MS
 from ..core.room import Room, Status
 from ..store.messages import Attendance
+from .i18n import _
 
 # ---------------------------------------------------------------------- who is here, aborting, claiming
 
@@ -21,7 +22,9 @@ def away_text(room: Room, attendance: Attendance) -> str:
             if p is not None and since is not None]
     if not gone:
         return ""
-    return " and ".join(gone) + (" have" if len(gone) > 1 else " has") + " left the game."
+    if len(gone) == 1:
+        return _("%(name)s has left the game.") % {"name": gone[0]}
+    return _("%(first)s and %(second)s have left the game.") % {"first": ", ".join(gone[:-1]), "second": gone[-1]}
 
 
 def abortable(room: Room, viewer: int) -> bool:

@@ -22,6 +22,7 @@ from ..store.analyses import NotAnalysed, StoredAnalysis
 from ..store.service import RoomRefused
 from . import sound
 from .html_codec import HtmlCodec, oob
+from .i18n import _, ngettext
 from .lobby import list_room
 from .presence_view import away_text
 from .reconnect import reconnect_area
@@ -37,11 +38,11 @@ async def load_room(request: Request) -> tuple[Web, Room | None, Response | None
     web = web_of(request)
     room_id = request.path_params["id"]
     if not ROOM_ID.match(room_id):
-        return web, None, error_page(web, 404, "No such game", "That link does not lead to a game.")
+        return web, None, error_page(web, 404, _("No such game"), _("That link does not lead to a game."))
     try:
         return web, await request.app.state.rooms.load(room_id), None
     except RoomRefused:
-        return web, None, error_page(web, 404, "No such game", "That game does not exist (or the link is mistyped).",
+        return web, None, error_page(web, 404, _("No such game"), _("That game does not exist (or the link is mistyped)."),
                                      web.player_of(request))
 
 
@@ -103,11 +104,12 @@ async def room_page(request: Request) -> Response:
     clock = ""
     if room.clock is not None and room.clock.per_move:
         days = room.clock.days
-        clock = f" \u00b7 {days} day{'s' if days != 1 else ''} per move"
+        clock = " \u00b7 " + ngettext("%(num)d day per move", "%(num)d days per move", days) % {"num": days}
     elif room.clock is not None:
-        clock = f" \u00b7 {room.clock.initial_ms // 60000} min + {room.clock.increment_ms // 1000} s"
+        clock = " \u00b7 " + _("%(minutes)d min + %(seconds)d s") % {
+            "minutes": room.clock.initial_ms // 60000, "seconds": room.clock.increment_ms // 1000}
     if room.rated:
-        clock += " \u00b7 rated"
+        clock += " \u00b7 " + _("rated")
     return web.render(
         "room.html",
         me=me,
@@ -123,7 +125,7 @@ async def room_page(request: Request) -> Response:
         sound_toggle=codec.m.sound_toggle(room.id, sound.sound_on(request)) if viewer != SPECTATOR else "",
         invite_url=invite,
         ruleset=room.ruleset,
-        ruleset_label=("Brettspielnetz rules" if room.ruleset == "brettspielnetz" else "Coan rules") + clock,
+        ruleset_label=(_("Brettspielnetz rules") if room.ruleset == "brettspielnetz" else _("Coan rules")) + clock,
         rules={"hit": points_text(rules.hit_points), "wrong": points_text(rules.wrong_mark_points)},
         total_mines=room.view(viewer).total_mines,
     )
@@ -136,7 +138,7 @@ async def replay_step(request: Request) -> Response:
         return failed  # type: ignore[return-value]
     at = _at(request) or 0
     if room.status is not Status.OVER:
-        return error_page(web, 409, "Not yet", "The replay opens when the game is over.", web.player_of(request))
+        return error_page(web, 409, _("Not yet"), _("The replay opens when the game is over."), web.player_of(request))
     odds = _odds(request)
     if request.headers.get("hx-request") != "true":
         return redirect(f"/g/{room.id}?at={at}" + ("&odds=1" if odds else ""))
@@ -154,7 +156,7 @@ async def odds_step(request: Request) -> Response:
         return failed  # type: ignore[return-value]
     at = _at(request) or 0
     if room.status is not Status.OVER or room.kind != "duel":
-        return error_page(web, 409, "Not yet", "The odds are published when the game is over.", web.player_of(request))
+        return error_page(web, 409, _("Not yet"), _("The odds are published when the game is over."), web.player_of(request))
     odds = _odds(request)
     if request.headers.get("hx-request") != "true":
         return redirect(f"/g/{room.id}?at={at}" + ("&odds=1" if odds else ""))
@@ -166,7 +168,7 @@ async def join_room(request: Request) -> Response:
     web = web_of(request)
     room_id = request.path_params["id"]
     if not same_origin(request):
-        return error_page(web, 403, "Forbidden", "That form came from another site.")
+        return error_page(web, 403, _("Forbidden"), _("That form came from another site."))
     if not ROOM_ID.match(room_id):
         return redirect("/")
     me = web.player_of(request)
@@ -176,7 +178,7 @@ async def join_room(request: Request) -> Response:
         await request.app.state.rooms.act(room_id, await request.app.state.guests.current(me), Join())
     except RoomRefused as exc:
         if exc.code is Refused.UNKNOWN_ROOM:
-            return error_page(web, 404, "No such game", "That game does not exist.", me)
+            return error_page(web, 404, _("No such game"), _("That game does not exist."), me)
         # full: the room page shows what happened
     request.app.state.lobby.poke()  # a challenge taken: the lobby shows it at once
     return redirect(f"/g/{room_id}")
@@ -191,7 +193,7 @@ def _posted_on_room(handler: Callable[[Request, str, Player | None], Awaitable[R
         web = web_of(request)
         room_id = request.path_params["id"]
         if not same_origin(request) or not ROOM_ID.match(room_id):
-            return error_page(web, 403, "Forbidden", "That form came from another site.")
+            return error_page(web, 403, _("Forbidden"), _("That form came from another site."))
         return await handler(request, room_id, web.player_of(request))
 
     endpoint.__name__ = handler.__name__

@@ -22,6 +22,7 @@ from ..edge.origin import form_origin_ok
 from ..edge.peer import is_tls
 from .assets import Assets
 from .html_codec import HtmlCodec
+from .i18n import _
 
 ROOM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """A room id as a page's path or form carries one."""
@@ -32,8 +33,10 @@ COOKIE_MAX_AGE = 365 * 24 * 3600
 class Web:
     """What the browser edge builds once per app: templates, assets, cookie signer."""
 
-    def __init__(self, codec: HtmlCodec, assets: Assets, secret: str) -> None:
+    def __init__(self, codec: HtmlCodec, assets: Assets, secret: str, speaking: dict[str, Any] | None = None) -> None:
         self.codec = codec
+        self.speaking = speaking or {}
+        """The codec once per language (:class:`server.web.language.Localized`), by language."""
         self.env = codec.env
         self.assets = assets
         self.env.globals["asset"] = assets.url
@@ -42,6 +45,10 @@ class Web:
     def render(self, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
         html = self.env.get_template(template).render(**context)
         return HTMLResponse(html, status_code=status_code, headers={"cache-control": "no-store"})
+
+    def codec_for(self, lang: str) -> Any:
+        """The codec whose frames speak ``lang`` (its name is the fan-out's sharing key)."""
+        return self.speaking.get(lang) or self.codec
 
     def token_of(self, conn: HTTPConnection) -> str | None:
         raw = conn.cookies.get(COOKIE)
@@ -115,7 +122,9 @@ def error_page(web: Web, status: int, title: str, message: str, me: Player | Non
 
 
 def limited_page(web: Web, exc: Limited, me: Player | None = None) -> HTMLResponse:
-    response = error_page(web, 429, "Slow down", f"{exc}.", me)
+    message = _("too many %(what)s from your address; try again in %(seconds)d s.") % {
+        "what": _("new games") if exc.what == "new games" else _("new guests"), "seconds": exc.retry_after_s}
+    response = error_page(web, 429, _("Slow down"), message, me)
     response.headers["retry-after"] = str(exc.retry_after_s)
     return response
 

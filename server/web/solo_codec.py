@@ -20,10 +20,12 @@ from markupsafe import Markup
 from engine import Event
 
 from ..core.room import Room, Status
+from .i18n import _, ngettext
 from .reconnect import delay_ms
 from .solo_view import (
     board_label,
     playing,
+    preset_name,
     solo_cell,
     solo_cells,
     solo_stats,
@@ -56,8 +58,10 @@ def restart_of(room: Room) -> Restart:
 
 def title_of(room: Room) -> str:
     s = room.game.settings
-    size = s["preset"].title() if s["preset"] != "custom" else f"{s['width']}×{s['height']}, {s['mines']} mines"
-    return f"{size}{' · no guessing' if s['no_guess'] else ''}"
+    size = preset_name(s["preset"]) if s["preset"] != "custom" else ngettext(
+        "%(width)d×%(height)d, %(num)d mine", "%(width)d×%(height)d, %(num)d mines", s["mines"]
+    ) % {"width": s["width"], "height": s["height"], "num": s["mines"]}
+    return size + (" · " + _("no guessing") if s["no_guess"] else "")
 
 
 def now_ms() -> int:
@@ -86,7 +90,7 @@ class SoloHtml:
     def areas(self, room: Room, viewer: int, at_ms: int | None = None) -> dict[str, Markup]:
         view: Any = room.view(viewer)
         now = now_ms() if at_ms is None else at_ms
-        name = room.players[0].name if room.players[0] else "The player"
+        name = room.players[0].name if room.players[0] else _("The player")
         can_play = playing(room, viewer)
         m = self.m
         return {
@@ -107,7 +111,7 @@ class SoloHtml:
         return self.m.timer(timer_text(room.elapsed_ms(now), over), room.started_ms is not None and not over)
 
     def restart_form(self, room: Room) -> Markup:
-        return self.m.restart_form(restart_of(room), "Restart", "restart")
+        return self.m.restart_form(restart_of(room), _("Restart"), "restart")
 
     def snapshot(self, room: Room, viewer: int) -> str:
         return SNAPSHOT_MARK + "".join(self.areas(room, viewer).values())
@@ -118,7 +122,7 @@ class SoloHtml:
         a, b = old.view(viewer), new.view(viewer)
         change = new.game.diff(a, b)
         can_play = playing(new, viewer)
-        name = new.players[0].name if new.players[0] else "The player"
+        name = new.players[0].name if new.players[0] else _("The player")
         out = [self.m.cell(solo_cell(b, r, c, can_play)) for r, c, _ch in change.cells]
         if "flags" in change.changed:
             out.append(self.m.counter(b.mines_left))

@@ -21,12 +21,14 @@ from ..edge import new_game
 from ..edge.csp import SecurityHeaders
 from ..edge.limits import Limited, guard_of
 from ..store.results import MODES
+from .i18n import N_, _
 from .reconnect import reconnect_area
 from .site import Web, error_page, form_of, limited_page, redirect, same_origin, web_of
 from .solo_codec import title_of
 from .solo_view import timer_text
 
-PERIODS = {"all": "all time", "today": "today"}
+PERIODS = {"all": N_("all time"), "today": N_("today")}
+"""English labels (marked for the catalogs); the template translates them."""
 
 
 def _number(text: str | None, default: int) -> int | None:
@@ -48,7 +50,7 @@ async def solo_home(request: Request) -> Response:
 async def create_solo(request: Request) -> Response:
     web = web_of(request)
     if not same_origin(request):
-        return error_page(web, 403, "Forbidden", "That form came from another site.")
+        return error_page(web, 403, _("Forbidden"), _("That form came from another site."))
     me = web.player_of(request)
     if me is None:
         return redirect("/?next=/solo")
@@ -64,11 +66,11 @@ async def create_solo(request: Request) -> Response:
         seed = int(form["seed"])
     try:
         if None in (width, height, mines):
-            raise ValueError("the board's size and mines are whole numbers")
+            raise ValueError(_("the board's size and mines are whole numbers"))
         game = new_game.classic(width, height, mines, form.get("no_guess") in ("1", "on"), seed)  # type: ignore[arg-type]
         guard_of(request).new_game(request)
     except ValueError as exc:
-        return error_page(web, 400, "Cannot make that board", f"{exc}.", me)
+        return error_page(web, 400, _("Cannot make that board"), f"{exc}.", me)
     except Limited as exc:
         return limited_page(web, exc, me)
     room = await request.app.state.rooms.create(game, (await request.app.state.guests.current(me),))
@@ -80,7 +82,7 @@ async def leaderboard(request: Request) -> Response:
     q = request.query_params
     preset, mode, period = q.get("preset", "expert"), q.get("mode", "classic"), q.get("period", "all")
     if preset not in PRESETS or mode not in MODES or period not in PERIODS:
-        return error_page(web, 404, "No such leaderboard", "Pick a board, a mode and a period below.",
+        return error_page(web, 404, _("No such leaderboard"), _("Pick a board, a mode and a period below."),
                           web.player_of(request))
     rows = await request.app.state.rooms.results.leaderboard(preset, mode, period)
     return web.render("leaderboard.html", me=web.player_of(request), rows=rows, preset=preset, mode=mode,

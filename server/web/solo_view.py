@@ -16,8 +16,24 @@ from engine.classic_view import FATAL, FLAG, HIDDEN, MINE, WRONG_FLAG, ClassicVi
 from engine.events import CLEARED, EXPLODED
 
 from ..core.room import Room, Status
+from .i18n import N_, _, ngettext
 
 MODES = ("reveal", "flag")
+PRESET_NAMES = {"beginner": N_("Beginner"), "intermediate": N_("Intermediate"), "expert": N_("Expert"),
+                "custom": N_("Custom")}
+MODE_NAMES = {"classic": N_("classic"), "no-guess": N_("no guessing")}
+"""English names of the boards and leaderboard modes (marked for the catalogs), translated
+where shown: :func:`preset_name`, :func:`mode_name`."""
+
+
+def preset_name(preset: str) -> str:
+    """``Expert``: a board preset's name in the reader's language."""
+    return _(PRESET_NAMES[preset]) if preset in PRESET_NAMES else preset.title()
+
+
+def mode_name(mode: str) -> str:
+    """``classic`` or ``no guessing``: a leaderboard mode in the reader's language."""
+    return _(MODE_NAMES[mode]) if mode in MODE_NAMES else mode
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,19 +62,19 @@ def solo_cell(view: ClassicView, r: int, c: int, playing: bool) -> SoloCell:
     if ch.isdigit():
         n = int(ch)
         css = f"cell open n{n}" + (" auto" if last else "")
-        return SoloCell(r, c, css, f"{name}, {n}" + (", chord" if n and playing else ""), ch if n else "",
-                        playing and n > 0)
+        label = f"{name}, {n}" + (", " + _("chord") if n and playing else "")
+        return SoloCell(r, c, css, label, ch if n else "", playing and n > 0)
     if ch == FLAG:
         won = view.outcome is not None and view.outcome.termination == CLEARED
-        return SoloCell(r, c, "cell hidden flag" + (" found" if won else ""), f"{name}, flagged", "", playing)
+        return SoloCell(r, c, "cell hidden flag" + (" found" if won else ""), _("%(cell)s, flagged") % {"cell": name}, "", playing)
     if ch == MINE:
-        return SoloCell(r, c, "cell mine unclaimed", f"{name}, mine")
+        return SoloCell(r, c, "cell mine unclaimed", _("%(cell)s, mine") % {"cell": name})
     if ch == FATAL:
-        return SoloCell(r, c, "cell mine fatal", f"{name}, the mine that went off")
+        return SoloCell(r, c, "cell mine fatal", _("%(cell)s, the mine that went off") % {"cell": name})
     if ch == WRONG_FLAG:
-        return SoloCell(r, c, "cell hidden flag wrong-flag", f"{name}, flagged but safe")
+        return SoloCell(r, c, "cell hidden flag wrong-flag", _("%(cell)s, flagged but safe") % {"cell": name})
     assert ch == HIDDEN, ch
-    return SoloCell(r, c, "cell hidden", f"{name}, hidden", "", playing)
+    return SoloCell(r, c, "cell hidden", _("%(cell)s, hidden") % {"cell": name}, "", playing)
 
 
 def solo_cells(view: ClassicView, playing: bool) -> list[SoloCell]:
@@ -85,17 +101,18 @@ def solo_status(room: Room, viewer: int, name: str) -> SoloStatus:
     view: Any = room.view(viewer)
     outcome = view.outcome
     player = viewer == 0
+    who = {"name": name}
     if outcome is None:
         if room.started_ms is None:
-            return SoloStatus("Click any cell to start: the first click is always safe."
-                              if player else f"{name} has not started yet.", "ready")
-        return SoloStatus("Clear every safe cell." if player else f"{name} is playing.",
+            return SoloStatus(_("Click any cell to start: the first click is always safe.")
+                              if player else _("%(name)s has not started yet.") % who, "ready")
+        return SoloStatus(_("Clear every safe cell.") if player else _("%(name)s is playing.") % who,
                           "playing" if player else "watching")
     if outcome.termination == CLEARED:
-        return SoloStatus("Cleared — you win!" if player else f"{name} cleared the board.", "won")
+        return SoloStatus(_("Cleared — you win!") if player else _("%(name)s cleared the board.") % who, "won")
     if outcome.termination == EXPLODED:
-        return SoloStatus("Boom — a mine went off." if player else f"{name} hit a mine.", "lost")
-    return SoloStatus("Given up." if player else f"{name} gave up.", "lost")
+        return SoloStatus(_("Boom — a mine went off.") if player else _("%(name)s hit a mine.") % who, "lost")
+    return SoloStatus(_("Given up.") if player else _("%(name)s gave up.") % who, "lost")
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,4 +147,5 @@ def playing(room: Room, viewer: int) -> bool:
 
 
 def board_label(view: ClassicView) -> str:
-    return f"Board, {view.width} by {view.height}, {view.total_mines} mines"
+    return ngettext("Board, %(width)d by %(height)d, %(num)d mine", "Board, %(width)d by %(height)d, %(num)d mines",
+                    view.total_mines) % {"width": view.width, "height": view.height, "num": view.total_mines}

@@ -3,7 +3,7 @@
 No script plays it: the frame that makes it the reader's turn carries an ``<audio autoplay>``
 element (``web/static/sounds/turn.wav``), which the browser plays when htmx puts it in the page.
 A page whose reader turned the sound on (a cookie, :func:`sound_on`, set by the room page's
-toggle, ``POST /g/{id}/sound``) is served by :class:`SoundHtml`, the ``"html+sound"`` codec; every
+toggle, ``POST /g/{id}/sound``) is served by :class:`SoundHtml`, the html codec of the page's language with ``"+sound"`` (``"html+sound"``, ``"html/de+sound"``); every
 other page by the plain ``"html"`` codec, so no audio element ever reaches a page that did not
 ask for it. The fan-out renders per (codec, viewer class), so a room with sound pages costs one
 more render per viewer class.
@@ -25,7 +25,8 @@ from .html_codec import HtmlCodec
 
 COOKIE = "mineduel_sound"
 COOKIE_MAX_AGE = 365 * 24 * 3600
-CODEC = "html+sound"
+SUFFIX = "+sound"
+"""A socket's codec name with the sound on: its language's html codec's name and this."""
 
 
 def sound_on(conn: HTTPConnection) -> bool:
@@ -34,8 +35,8 @@ def sound_on(conn: HTTPConnection) -> bool:
 
 
 def codec_name(conn: HTTPConnection, plain: str) -> str:
-    """The codec a browser socket gets: ``"html+sound"`` with the sound on, else ``plain``."""
-    return CODEC if sound_on(conn) else plain
+    """The codec a browser socket gets: ``plain`` + ``"+sound"`` with the sound on, else ``plain``."""
+    return plain + SUFFIX if sound_on(conn) else plain
 
 
 def remember(response: Response, request: Request, on: bool) -> None:
@@ -56,10 +57,9 @@ def turn_began(old: Room, new: Room, viewer: int) -> bool:
 class SoundHtml:
     """The ``"html"`` codec's frames, plus the sound in the update that begins the reader's turn."""
 
-    name = CODEC
-
     def __init__(self, html: HtmlCodec) -> None:
         self.html = html
+        self.name = html.name + SUFFIX
 
     def snapshot(self, room: Room, viewer: int) -> str:
         """A (re)connect's picture: no sound (the turn did not begin now)."""

@@ -12,7 +12,7 @@ from engine.events import ABANDONED, ABORTED, RESIGNATION, TIMEOUT
 
 from ..core.computer import level_of
 from ..core.room import Player, Room, Status
-from .i18n import gettext as _
+from .i18n import _, ngettext
 from .view_model import (
     player_names,
     score_text,
@@ -29,26 +29,24 @@ def outcome_text(outcome: Outcome, scores: Sequence[int], names: Sequence[str | 
     score = f"{score_text(a)}\u00a0:\u00a0{score_text(b)}"
     winner = outcome.winner
 
-    def who(seat: int) -> str:
-        return "You" if seat == viewer else seat_name(names, seat)
-
     if outcome.termination == RESIGNATION and winner is not None:
         loser = 1 - winner
-        text = f"{who(loser)} resigned"
+        text = _("You resigned") if loser == viewer else _("%(name)s resigned") % {"name": seat_name(names, loser)}
     elif outcome.termination == TIMEOUT and winner is not None:
         loser = 1 - winner
-        text = "Your time ran out" if loser == viewer else f"{seat_name(names, loser)}\u2019s time ran out"
+        text = _("Your time ran out") if loser == viewer else \
+            _("%(name)s\u2019s time ran out") % {"name": seat_name(names, loser)}
     elif outcome.termination == ABORTED:
-        return "Game aborted \u2014 no result"
+        return _("Game aborted \u2014 no result")
     elif outcome.termination == ABANDONED:
-        text = "Opponent left" if viewer in (0, 1) else "A player left"
+        text = _("Opponent left") if viewer in (0, 1) else _("A player left")
     else:
-        text = "All mines found"
+        text = _("All mines found")
     if winner is None:
-        return f"{text} \u2014 a draw, {score}"
+        return _("%(how)s \u2014 a draw, %(score)s") % {"how": text, "score": score}
     if winner == viewer:
-        return f"{text} \u2014 you win, {score}"
-    return f"{text} \u2014 {seat_name(names, winner)} wins, {score}"
+        return _("%(how)s \u2014 you win, %(score)s") % {"how": text, "score": score}
+    return _("%(how)s \u2014 %(name)s wins, %(score)s") % {"how": text, "name": seat_name(names, winner), "score": score}
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +63,9 @@ def status_look(room: Room, viewer: int) -> StatusLook:
     view = room.view(viewer)
     if status is Status.WAITING:
         if viewer in (0, 1):
-            return StatusLook("Waiting for an opponent \u2014 send them the link below", "waiting", None)
-        waiting = next((p.name for p in room.players if p is not None), "A player")
-        return StatusLook(f"{waiting} is waiting for an opponent", "waiting", None)
+            return StatusLook(_("Waiting for an opponent \u2014 send them the link below"), "waiting", None)
+        waiting = next((p.name for p in room.players if p is not None), _("A player"))
+        return StatusLook(_("%(name)s is waiting for an opponent") % {"name": waiting}, "waiting", None)
     if status is Status.OVER and view.outcome is not None:
         winner = view.outcome.winner
         css = "over"
@@ -78,10 +76,11 @@ def status_look(room: Room, viewer: int) -> StatusLook:
     if to_move is None:
         return StatusLook("", "over", None)
     if viewer == to_move:
-        return StatusLook("Your turn", "your-turn", to_move)
+        return StatusLook(_("Your turn"), "your-turn", to_move)
+    who = {"name": seat_name(names, to_move)}
     if viewer in (0, 1):
-        return StatusLook(f"{seat_name(names, to_move)}\u2019s turn \u2014 you may pre-select a cell", "their-turn", to_move)
-    return StatusLook(f"{seat_name(names, to_move)}\u2019s turn", "watching", to_move)
+        return StatusLook(_("%(name)s\u2019s turn \u2014 you may pre-select a cell") % who, "their-turn", to_move)
+    return StatusLook(_("%(name)s\u2019s turn") % who, "watching", to_move)
 
 
 TURN_MARK = "\u25cf"
@@ -120,10 +119,10 @@ def time_control_text(clock: Clock | None) -> str:
     """A game's time control as players write it: "3+2" (minutes + seconds a move), "3 days"
     (correspondence), or "untimed"."""
     if clock is None:
-        return "untimed"
+        return _("untimed")
     if clock.per_move:
         days = clock.days
-        return f"{days} day" if days == 1 else f"{days} days"
+        return ngettext("%(num)d day", "%(num)d days", days) % {"num": days}
     minutes = clock.initial_ms / 60_000
     whole = f"{minutes:g}" if minutes >= 1 else f"{clock.initial_ms // 1000}s"
     return f"{whole}+{clock.increment_ms // 1000}"
@@ -174,7 +173,7 @@ def player_looks(room: Room, viewer: int, now_ms: int, ratings: Sequence[str | N
     return [
         PlayerLook(
             seat=seat,
-            name=seat_name(player_names(room), seat) if room.players[seat] else "Waiting\u2026",
+            name=seat_name(player_names(room), seat) if room.players[seat] else _("Waiting\u2026"),
             present=room.players[seat] is not None,
             you=seat == viewer,
             score=view.scores[seat],

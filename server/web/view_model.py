@@ -21,6 +21,7 @@ from engine.encoding import CHAR_CLAIMS, HIDDEN, OWN_WRONG_MARK, UNCLAIMED_MINE
 from engine.rules import Claim, Verdict
 
 from ..core.room import Room
+from .i18n import _, ngettext, pgettext
 
 MINUS = "\u2212"
 
@@ -44,7 +45,7 @@ def points_text(points: int) -> str:
 
 def seat_name(names: Sequence[str | None], seat: int) -> str:
     name = names[seat]
-    return name if name else ("Player 1" if seat == 0 else "Player 2")
+    return name if name else (_("Player 1") if seat == 0 else _("Player 2"))
 
 
 def initial(name: str | None) -> str:
@@ -73,7 +74,18 @@ class MoveText:
     @property
     def text(self) -> str:
         base = f"{self.number}. {self.who} {self.action} {self.where} {self.verdict} {self.points}"
-        return base + (f" \u00b7 {self.auto} revealed" if self.auto else "")
+        return base + (f" \u00b7 {revealed_text(self.auto)}" if self.auto else "")
+
+
+def revealed_text(n: int) -> str:
+    """``3 revealed``: the cells a move's deduction opened."""
+    return ngettext("%(num)d revealed", "%(num)d revealed", n) % {"num": n}
+
+
+def action_word(action: str) -> str:
+    """A move's action as the move list says it (``explore``, ``mark``); the verdicts "Gut!",
+    "Autsch!", "Blubb!" are the game's own words in every language."""
+    return pgettext("move list", "explore") if action == "explore" else pgettext("move list", "mark")
 
 
 _VERDICT_CSS = {Verdict.GUT: "gut", Verdict.AUTSCH: "autsch", Verdict.BLUBB: "blubb"}
@@ -84,7 +96,7 @@ def move_text(line: MoveLine, names: Sequence[str | None]) -> MoveText:
         number=line.number,
         seat=line.seat,
         who=seat_name(names, line.seat),
-        action=line.action.value,
+        action=action_word(line.action.value),
         where=cell_name(line.cell) if line.cell is not None else "?",
         verdict=line.verdict.value,
         points=points_text(line.points),
@@ -154,6 +166,8 @@ def cell_look(
     name = cell_name((r, c))
     classes = ["cell"]
     text, badge = "", ""
+    said: list[str] = []
+    """What the label adds after the cell's description (joined with commas)."""
     hidden = ch in (HIDDEN, OWN_WRONG_MARK)
     ghosts = end is not None
     mines = set(view.mines) if ghosts and view.mines is not None else None
@@ -169,28 +183,28 @@ def cell_look(
         badge = initial(who)
         if claim is Claim.MARKED:
             classes += ["mine", "marked", f"p{seat}"]
-            label = f"{name}, mine marked by {who}"
+            label = _("%(cell)s, mine marked by %(name)s") % {"cell": name, "name": who}
         else:
             classes += ["mine", "hit", f"p{seat}"]
-            label = f"{name}, mine hit by {who}"
+            label = _("%(cell)s, mine hit by %(name)s") % {"cell": name, "name": who}
     elif ch == UNCLAIMED_MINE:
         classes += ["mine", "unclaimed"]
-        label = f"{name}, mine"
+        label = _("%(cell)s, mine") % {"cell": name}
     elif mines is not None and (r, c) in mines:
         classes += ["hidden", "ghost-mine"]
-        label = f"{name}, hidden mine"
+        label = _("%(cell)s, hidden mine") % {"cell": name}
     elif mines is not None and end == "final":
         # a safe cell nobody opened, shown with its number once the game is over
         n = view.neighbour_mines((r, c))
         classes += ["ghost", f"n{n}"]
         text = str(n) if n else ""
-        label = f"{name}, {n}, never opened"
+        label = _("%(cell)s, %(number)d, never opened") % {"cell": name, "number": n}
     else:
         classes.append("hidden")
-        label = f"{name}, hidden"
+        label = _("%(cell)s, hidden") % {"cell": name}
         if ch == OWN_WRONG_MARK:
             classes.append("wrong-own")
-            label += ", your wrong mark"
+            said.append(_("your wrong mark"))
 
     if ghosts and ch not in CHAR_CLAIMS:
         # the end publishes every wrong mark, also on cells opened later
@@ -199,22 +213,24 @@ def cell_look(
                 who = seat_name(names, seat)
                 classes += ["wrong", f"p{seat}"]
                 badge = initial(who)
-                label += f", wrong mark by {who}"
+                said.append(_("wrong mark by %(name)s") % {"name": who})
 
     if (r, c) in view.last_opened:
         last_cell = view.moves[-1].cell if view.moves else None
         if (r, c) == last_cell:
             classes.append("last")
-            label += ", last move"
+            said.append(_("last move"))
         elif end != "final":  # at the very end deduction often opens everything: no flood of colour
             classes.append("auto")
-            label += ", revealed by deduction"
+            said.append(_("revealed by deduction"))
 
     playable = playable and hidden and not ghosts
     is_selected = playable and selected in (SELECT_EXPLORE, SELECT_MARK)
     if is_selected:
         classes.append(f"sel-{selected}")
-        label += f", selected to {selected}"
+        said.append(_("selected to explore") if selected == SELECT_EXPLORE else _("selected to mark"))
+    if said:
+        label = ", ".join([label, *said])
     return CellLook(r, c, " ".join(classes), label, text, badge, playable, autofocus, is_selected)
 
 
