@@ -27,30 +27,24 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
 from typing import Any
 
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket
 
-from engine import SPECTATOR, Abort, Resign
-from engine.encoding import HIDDEN, OWN_WRONG_MARK
-
-from ..core.decide import Claim, Play, Refused
-from ..core.room import Player, Room, Status
+from ..core.room import Room
 from ..outage import UNAVAILABLE, UNAVAILABLE_MESSAGE, redis_down
 from ..store.service import RoomRefused
 from ..web import reconnect, sound
-from ..web.html_codec import REPLAY_MARK, SNAPSHOT_MARK, HtmlCodec, keeping_step
+from ..web.html_codec import HtmlCodec
 from ..web.i18n import _
 from ..web.language import lang_of
 from ..web.presence_view import claim_look
 from ..web.site import web_of
-from ..web.view_model import player_names, seat_name
 from . import wire
 from .admission import admitted
+from .browser_session import BrowserConn, Session
 from .frames import client_frames
-from .outbox import Outbox
 from .raw_send import frame_sender
 from .solo_session import SoloSession
 
@@ -59,233 +53,6 @@ log = logging.getLogger("mineduel.ws_browser")
 POLICY = 1008
 SERVER_ERROR = 1011
 SLOW = 1013
-
-Cell = tuple[int, int]
-
-
-class BrowserConn(Outbox):
-    """An :class:`Outbox` that also holds this connection's selection.
-
-    A snapshot resets the selection (it redraws every cell without one); an update that
-    redraws the selected cell means the cell is no longer hidden, so the selection is dropped
-    and the panel redrawn.
-    """
-
-    __slots__ = ("selected", "asking_resign", "claim_shown", "html", "labels_shown", "shows_end", "refocus",
-                 "latest")
-
-    def __init__(self, html: HtmlCodec, *args: Any, latest: Callable[[], Room | None] = lambda: None,
-                 **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.html = html
-        self.latest = latest
-        """The room as the hub last heard it (what a frame passing through was rendered from)."""
-        self.refocus: Cell | None = None
-        """The cell this page just played: the hub's frame that redraws it loses the page's
-        focus (a swapped element takes focus with it), so the cell follows it with autofocus."""
-        self.selected: tuple[Cell, str] | None = None
-        self.asking_resign = False
-        self.claim_shown = False
-        """The heartbeat showed the claim area (an opponent left): it clears it once they are back."""
-        self.labels_shown: tuple[str | None, ...] = ()
-        """The ratings beside the names as this page last got them (``server.web.rating_labels``)."""
-        self.shows_end = False
-        """The page shows the finished game, at a replay step of its own: a snapshot then leaves
-        the step's areas as they are (:func:`~server.web.html_codec.keeping_step`)."""
-
-    def push(self, frame: str) -> bool:
-        """Queue one of this connection's own frames (selection, notices, heartbeats)."""
-        return super().send(frame)
-
-    def send(self, frame: str | bytes) -> bool:
-        """The hub's frames: queue, then keep the selection consistent with them."""
-        if isinstance(frame, str) and frame.startswith(SNAPSHOT_MARK) and REPLAY_MARK in frame:
-            frame = keeping_step(frame) if self.shows_end else frame
-            self.shows_end = True
-        if not super().send(frame):
-            return False
-        if isinstance(frame, str):
-            if frame.startswith(SNAPSHOT_MARK):
-                self.selected, self.asking_resign = None, False
-            elif self.selected is not None:
-                (r, c), _action = self.selected
-                if f'id="cell-{r}-{c}"' in frame:
-                    self.selected = None
-                    super().send(self.html.selection_panel(None, True, self.asking_resign))
-            if self.refocus is not None and 'id="cell-%d-%d"' % self.refocus in frame:
-                cell, self.refocus = self.refocus, None
-                room = self.latest()
-                if room is not None and room.status is Status.PLAYING:
-                    super().send(self.html.focus(room, self.viewer, cell, self.selected))
-        return True
-
-
-class Session:
-    """One browser connection's handling of its messages (the loop lives in :func:`browser_socket`)."""
-
-    def __init__(self, conn: BrowserConn, player: Player | None, room_id: str, state: Any, html: HtmlCodec) -> None:
-        self.conn = conn
-        self.player = player
-        self.room_id = room_id
-        self.rooms = state.rooms
-        self.hub = state.hub
-        self.html = html
-
-    # ------------------------------------------------------------------ sending
-
-    def notice(self, message: str, kind: str = "info") -> None:
-        self.conn.push(self.html.notice(message, kind))
-
-    def redraw(self, room: Room, cells: list[Cell], focus: Cell | None = None) -> None:
-        conn = self.conn
-        self.conn.push(self.html.selection(room, conn.viewer, cells, conn.selected, focus=focus,
-                                           confirming_resign=conn.asking_resign))
-
-    # ------------------------------------------------------------------ messages
-
-    async def handle(self, msg: wire.BrowserMessage, started: float) -> None:
-        if self.conn.viewer == SPECTATOR:
-            self.notice(_("You are watching this game; only its two players can move."))
-            return
-        if isinstance(msg, wire.GoTo):
-            await self.goto(msg)
-            return
-        if isinstance(msg, wire.CellClick):
-            if msg.mode == "select":
-                await self.select(msg.cell)
-            else:
-                await self.move(msg.cell, msg.mode, msg.v, started)
-            return
-        name = msg.name
-        if name == "confirm":
-            if self.conn.selected is None:
-                self.notice(_("Select a cell first: click a hidden cell once to explore it, twice to mark it."))
-                return
-            cell, action = self.conn.selected
-            await self.move(cell, action, msg.v, started)
-        elif name == "clear":
-            old = self.conn.selected
-            self.conn.selected = None
-            self.redraw(await self.rooms.latest(self.room_id), [old[0]] if old else [])
-        elif name in ("resign", "resign-no"):
-            self.conn.asking_resign = name == "resign"
-            self.redraw(await self.rooms.latest(self.room_id), [])
-        elif name == "resign-yes":
-            self.conn.asking_resign = False
-            await self.play(Resign(), msg.v, started, None)
-        elif name == "abort":
-            await self.play(Abort(), msg.v, started, None)
-        elif name in ("claim-win", "claim-draw"):
-            await self.claim(name == "claim-draw")
-
-    async def claim(self, draw: bool) -> None:
-        """Claim the game (a win, or a draw) because the opponent left."""
-        seat = self.conn.viewer
-        away = await self.hub.presence.away_since(self.room_id, 1 - seat)
-        try:
-            await self.rooms.act(self.room_id, self.player, Claim(draw, away))
-        except RoomRefused as exc:
-            self.refused(exc, None)
-
-    async def select(self, cell: Cell) -> None:
-        conn = self.conn
-        room = await self.rooms.latest(self.room_id)
-        if room.status is not Status.PLAYING:
-            self.notice(_("The game is not running.") if room.status is Status.OVER else
-                        _("Waiting for the second player to join."))
-            return
-        if not _hidden(room, conn.viewer, cell):
-            self.notice(_("That cell is already open."))
-            return
-        old = conn.selected
-        if old is not None and old[0] == cell:
-            conn.selected = (cell, "mark") if old[1] == "explore" else None
-        else:
-            conn.selected = (cell, "explore")
-        conn.asking_resign = False
-        self.redraw(room, [cell] + ([old[0]] if old is not None and old[0] != cell else []), focus=cell)
-
-    async def goto(self, msg: wire.GoTo) -> None:
-        """Focus the named cell (the keyboard's way across the board); the selection stays."""
-        room = await self.rooms.latest(self.room_id)
-        if room.status is not Status.PLAYING:
-            self.notice(_("The game is not running.") if room.status is Status.OVER else
-                        _("Waiting for the second player to join."))
-            return
-        view = room.view(self.conn.viewer)
-        cell = msg.cell
-        if cell is None or not (0 <= cell[0] < view.height and 0 <= cell[1] < view.width):
-            self.notice(_("There is no cell %(name)s: type a letter and a number, such as f6.") % {"name": msg.text})
-            return
-        self.conn.push(self.html.focus(room, self.conn.viewer, cell, self.conn.selected, goto=True))
-
-    async def move(self, cell: Cell, action: str, seen: int | None, started: float) -> None:
-        move = wire.cell_move(action, cell)
-        if move is None:
-            self.notice(_("The server did not understand that click; please reload the page."), "error")
-            return
-        old = self.conn.selected
-        self.conn.refocus = cell  # the frame that shows the move brings focus back to the cell
-        room = await self.play(move, seen, started, cell)
-        if room is None:
-            self.conn.refocus = None
-            return
-        newer = self.hub.room(self.room_id)
-        if newer is not None and newer.version > room.version:
-            room = newer  # later versions reached this page while the move was being committed
-        self.conn.selected = None
-        self.conn.asking_resign = False
-        self.redraw(room, [old[0]] if old is not None and old[0] != cell else [])
-        self.notice("")
-
-    async def play(self, move: Any, seen: int | None, started: float, cell: Cell | None) -> Room | None:
-        """Play ``move`` for this page's player; the room after it, or ``None`` if it was
-        refused (the page then got a notice saying why, and a fresh board when it was stale)."""
-        conn = self.conn
-        if seen is None:
-            conn.version = None
-            self.hub.send_snapshot(conn, await self.rooms.latest(self.room_id))
-            self.notice(_("Your page did not say which board it showed, so that was not played. "
-                          "Here is the current board."), "error")
-            return None
-        try:
-            return await self.rooms.act(self.room_id, self.player, Play(move), seen, started)
-        except RoomRefused as exc:
-            self.refused(exc, cell)
-            return None
-
-    def refused(self, exc: RoomRefused, cell: Cell | None) -> None:
-        """A notice saying why the room refused this page's action."""
-        code, room = exc.code, exc.room
-        if code is Refused.STALE:
-            if room is not None:
-                self.hub.send_snapshot(self.conn, room)
-            self.notice(_("The board changed before your move arrived, so it was not played. "
-                          "Here is the current board \u2014 have another look."))
-        elif code is Refused.TIME_OUT:
-            self.notice(_("Your time ran out before the move arrived."), "error")
-        elif code is Refused.NOT_PLAYING:
-            self.notice(_("Waiting for the second player to join."))
-        elif code is Refused.NOT_YOUR_TURN and room is not None:
-            to_move = room.view(self.conn.viewer).to_move
-            who = seat_name(player_names(room), to_move) if to_move is not None else _("your opponent")
-            kept = " " + _("Your selection is kept.") if self.conn.selected is not None else ""
-            self.notice(_("It is %(name)s\u2019s turn \u2014 wait for their move.") % {"name": who} + kept)
-        elif code is Refused.CELL_NOT_HIDDEN and room is not None:
-            old = self.conn.selected
-            self.conn.selected = None
-            self.redraw(room, [old[0]] if old else [])
-            self.notice(_("That cell is already open."))
-        elif code is Refused.GAME_OVER:
-            self.notice(_("The game is over."))
-        else:
-            self.notice(exc.message, "error")
-
-
-def _hidden(room: Room, viewer: int, cell: Cell) -> bool:
-    view = room.view(viewer)
-    r, c = cell
-    return 0 <= r < view.height and 0 <= c < view.width and view.rows[r][c] in (HIDDEN, OWN_WRONG_MARK)
 
 
 async def _labels(conn: BrowserConn, ratings: Any, html: HtmlCodec, room: Room | None) -> str:

@@ -208,7 +208,7 @@ def test_replay_fragments(codec: HtmlCodec) -> None:
 
 
 def test_a_connection_drops_a_selection_the_board_overtook(codec: HtmlCodec) -> None:
-    from server.edge.ws_browser import BrowserConn
+    from server.edge.browser_session import BrowserConn
 
     sent: list[str] = []
 

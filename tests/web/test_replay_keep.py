@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from engine import SPECTATOR, Resign
-from server.edge.ws_browser import BrowserConn
+from server.edge.browser_session import BrowserConn
 from server.web.html_codec import REPLAY_MARK, HtmlCodec, keeping_step
 
 from .test_render import after, new_room
