@@ -543,17 +543,24 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
     # that needed the whole board (global_dep) are always redone.  A cell safe now and not
     # before is among them: it was settled now, or lies in a changed component, or in the
     # interior, which became safe (so its int_key changed).
+    # A cell that sees part of the interior while the interior's count varies (int_partial)
+    # is not revealable; with more than 8 interior cells every cell that sees it sees only part.
     redo = _dilate(shifts, changed) | parent.global_dep
-    if int_key != parent.int_key:
-        redo |= _dilate(shifts, interior)
+    int_partial = int_kset & ((1 << nint) - 2)  # seen in part, the interior varies
+    blind = int_partial and nint > 8
+    if int_key != parent.int_key or blind:
+        near = _dilate(shifts, interior)
+        if int_key != parent.int_key:
+            redo |= near
     redo &= safe_all
     reveal = {i: v for i, v in p_reveal.items() if (safe_all >> i) & 1 and not (redo >> i) & 1} if p_reveal else {}
+    if blind:
+        redo &= ~near
     global_dep = 0
     if redo:
         # Each cell's verdict, as deduce._solve decides it; the rare case of several parts
         # varying with their mine counts goes to _several_vary.
         fixed = vis | mine
-        int_partial = int_kset & ((1 << nint) - 2)  # seen in part, the interior varies
         int_single = not int_kset & (int_kset - 1)
         for x in _bits(redo):
             nb = nmasks[x]
@@ -1288,11 +1295,14 @@ class _Rest:
         i = 0
         for m, s in zip(comp.box_masks, comp.box_sizes):
             if diff >> sh & 15:
-                kset = 0
-                for code in sols:
-                    kset |= 1 << (code >> sh & 15)
-                if kset & ((1 << s) - 2):
-                    partial.append(m)
+                if s == 1:  # a lone cell that varies: empty in some layouts, a mine in others
+                    kset = 3
+                else:
+                    kset = 0
+                    for k in {code >> sh & 15 for code in sols}:
+                        kset |= 1 << k
+                    if kset & ((1 << s) - 2):
+                        partial.append(m)
                 multi.append((i, m, s))
             else:
                 k = first >> sh & 15
