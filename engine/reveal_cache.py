@@ -673,7 +673,27 @@ def _smear(x: int, n: int) -> int:
 def _combine(feasible: list[int], rem: int, nint: int) -> tuple[list[int], int]:
     """Given each component's possible mine counts (bitsets), ``rem`` mines to place and
     ``nint`` interior cells: each component's mine counts that some consistent layout uses,
-    and the interior's (bit r: r interior mines).  Raises ``ValueError`` if there is none."""
+    and the interior's (bit r: r interior mines).  Raises ``ValueError`` if there is none.
+
+    When the components' most mines fit (``hi <= rem``) and their fewest leave no more than the
+    interior holds (``lo >= rem - nint``), every combination of counts leaves the interior
+    between 0 and ``nint`` mines: every count stays allowed, and the interior's counts are
+    ``rem`` less the sums of the counts: no sumsets per component then."""
+    lo = hi = 0
+    for f in feasible:
+        lo += (f & -f).bit_length() - 1
+        hi += f.bit_length() - 1
+    if hi <= rem and lo + nint >= rem:
+        if lo == hi:
+            return feasible, 1 << (rem - lo)
+        sums = 0  # the sums of counts, less lo
+        for f in feasible:
+            if f & (f - 1):
+                f >>= (f & -f).bit_length() - 1
+                sums = _conv(f, sums) if sums else f
+        # bit s of sums is lo + s mines in the components, rem - lo - s in the interior: read
+        # sums backwards (bin's digits reversed) and place its top, hi - lo, at rem - hi
+        return feasible, int(bin(sums)[:1:-1], 2) << (rem - hi)
     fixed = 0
     var = []
     for k, f in enumerate(feasible):

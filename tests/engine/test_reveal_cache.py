@@ -502,6 +502,21 @@ def test_combine_matches_enumeration(feasible, rem, nint):
     assert bits_of(int_kset) == {rem - sum(ms) for ms in combos}
 
 
+@given(st.lists(st.integers(1, 2**7 - 1), min_size=1, max_size=4), st.integers(-1, 1), st.integers(-1, 1),
+       st.booleans())
+def test_combine_at_the_edge_of_the_free_case(feasible, drem, dint, fixed_first):
+    """_combine's shortcut (every count allowed when the components' most mines fit and their
+    fewest leave no more than the interior holds) at its boundary and one step past it on
+    either side, against enumeration."""
+    if fixed_first:
+        feasible = [1 << 3, *feasible]  # a component of one possible count shifts the sums
+    lo = sum((f & -f).bit_length() - 1 for f in feasible)
+    hi = sum(f.bit_length() - 1 for f in feasible)
+    rem = hi + drem
+    nint = max(0, rem - lo + dint)
+    test_combine_matches_enumeration.hypothesis.inner_test(feasible, rem, nint)
+
+
 @st.composite
 def components(draw):
     """Connected constraints (need, mask) over a few cells, as the solver keeps them."""
