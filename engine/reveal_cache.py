@@ -228,8 +228,13 @@ class RevealCache:
         state = _extend(self, geo, board[2], base, new, vis, total_mines)
         if tail:  # the numbers' keys and values in the order the caller added them
             cells = geo.cells
-            state.keys = base.keys + [cells[i] for i, _ in tail]
-            state.values = base.values + [v for _, v in tail]
+            keys = base.keys.copy()
+            values = base.values.copy()
+            for i, v in tail:
+                keys.append(cells[i])
+                values.append(v)
+            state.keys = keys
+            state.values = values
         else:
             state.keys, state.values = base.keys, base.values
         state.nnum = base.nnum + len(tail)
@@ -347,7 +352,10 @@ class _State:
         if not reveal:
             return {}
         cells = geo.cells
-        return {cells[i]: reveal[i] for i in sorted(reveal)}
+        out = {}
+        for i in sorted(reveal):
+            out[cells[i]] = reveal[i]
+        return out
 
 
 def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, total: int) -> _State:
@@ -438,8 +446,9 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
                 raise ValueError("no consistent layout")
         active = []
         if fresh:
-            for m in [m for m in left if m & fresh]:
-                active.append((left.pop(m), m))
+            for m in list(left):
+                if m & fresh:
+                    active.append((left.pop(m), m))
         touch = fresh | added
         if clean and touch:
             keep = []
@@ -477,7 +486,9 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
                 keep.append(g)
         keep.append([gm, gc])
         groups = keep
-    comps = [part[0] for part in clean]
+    comps = []
+    for part in clean:
+        comps.append(part[0])
     if dirty and groups:
         # each group from the parent's components it holds the cells of, if none is split
         # between groups (see _derive)
@@ -490,9 +501,16 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
         for gm, gc in groups:
             gc.sort()
             cons = tuple(gc)
-            olds = [comp for j, comp in enumerate(dirty) if comp.mask & gm and hits[j] == 1]
+            olds = []
+            whole = True  # no old component of this group is split with another group
+            for j, comp in enumerate(dirty):
+                if comp.mask & gm:
+                    if hits[j] == 1:
+                        olds.append(comp)
+                    else:
+                        whole = False
             comp = None
-            if olds and len(olds) == sum(1 for c in dirty if c.mask & gm):
+            if olds and whole:
                 comp = cache._comps.get(cons)
                 if comp is None:
                     comp = _derive(olds, cons, unknown, gone_mine)
@@ -519,7 +537,10 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
         int_key = parent.int_key
         safe_all = (parent.safe_all | settled_safe) & ~new_num
     else:
-        allowed, int_kset = _combine([comp.feasible for comp in comps], rem, nint)
+        feasible = []
+        for comp in comps:
+            feasible.append(comp.feasible)
+        allowed, int_kset = _combine(feasible, rem, nint)
         parts = []
         safe_all = safe
         nclean = len(clean)
@@ -545,15 +566,23 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
     # interior, which became safe (so its int_key changed).
     # A cell that sees part of the interior while the interior's count varies (int_partial)
     # is not revealable; with more than 8 interior cells every cell that sees it sees only part.
-    redo = _dilate(shifts, changed) | parent.global_dep
+    no_first, no_last, width, full = shifts  # (_dilate, inline)
+    h = changed | (changed << 1) & no_first | (changed >> 1) & no_last
+    redo = (h | h << width | h >> width) & full | parent.global_dep
     int_partial = int_kset & ((1 << nint) - 2)  # seen in part, the interior varies
     blind = int_partial and nint > 8
     if int_key != parent.int_key or blind:
-        near = _dilate(shifts, interior)
+        h = interior | (interior << 1) & no_first | (interior >> 1) & no_last
+        near = (h | h << width | h >> width) & full
         if int_key != parent.int_key:
             redo |= near
     redo &= safe_all
-    reveal = {i: v for i, v in p_reveal.items() if (safe_all >> i) & 1 and not (redo >> i) & 1} if p_reveal else {}
+    reveal = {}
+    if p_reveal:
+        keep = safe_all & ~redo
+        for i, v in p_reveal.items():
+            if keep >> i & 1:
+                reveal[i] = v
     if blind:
         redo &= ~near
     global_dep = 0
@@ -562,7 +591,11 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
         # varying with their mine counts goes to _several_vary.
         fixed = vis | mine
         int_single = not int_kset & (int_kset - 1)
-        for x in _bits(redo):
+        todo = redo
+        while todo:
+            low = todo & -todo
+            todo ^= low
+            x = low.bit_length() - 1
             nb = nmasks[x]
             count = (nb & fixed).bit_count()
             nbu = nb & unknown
@@ -1319,8 +1352,8 @@ class _Rest:
                     kset = 3
                 else:
                     kset = 0
-                    for k in {code >> sh & 15 for code in sols}:
-                        kset |= 1 << k
+                    for code in sols:
+                        kset |= 1 << (code >> sh & 15)
                     if kset & ((1 << s) - 2):
                         partial.append(m)
                 multi.append((i, m, s))
