@@ -1420,8 +1420,25 @@ class _Rest:
             return out
         varying = self.seen(w)[1]
         allowed = self.allowed
-        if len(self.comp.box_sizes) == 1:  # one box, seen whole
+        comp = self.comp
+        if len(comp.box_sizes) == 1:  # one box, seen whole
             out = {m: m for m in _bits(allowed)}
+        elif comp.sols is not None:
+            # as minmax, read off the solutions, stopping at the first two that differ
+            items = [(8 + 4 * i, row) for i, row in varying]
+            out = {}
+            for code in comp.sols:
+                m = code & 255
+                if allowed >> m & 1:
+                    v = 0
+                    for sh, row in items:
+                        v += row[code >> sh & 15]
+                    old = out.get(m)
+                    if old is None:
+                        out[m] = v
+                    elif old != v:
+                        out = _VARY
+                        break
         else:
             out = {}
             for m, (lo, hi) in self.comp.minmax(dict(varying)).items():

@@ -605,6 +605,13 @@ def check_component(comp, layouts, data):
         assert values and all(v == {const} for v in values.values())
         return
     func = rest.func(w)
+    # func reads a component's solutions directly (stopping at the first difference): the same
+    # as the forward pass of minmax, which serves the bitset components
+    spans = {m: span for m, span in comp.minmax(dict(contrib)).items() if allowed >> m & 1}
+    if any(lo != hi for lo, hi in spans.values()):
+        assert func is rc._VARY
+    else:
+        assert func == {m: lo for m, (lo, _) in spans.items()}
     if any(len(v) > 1 for v in values.values()):
         assert func is rc._VARY
     else:
