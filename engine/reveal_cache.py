@@ -1132,6 +1132,8 @@ def _derive(olds: list[_Comp], cons: tuple, unknown: int, mines: int) -> _Comp |
     sizes: list[int] = []
     sols = [0]
     known = set()
+    gone_all = ~unknown
+    union = 0  # the cells left in the boxes (a component's mask is the union of its boxes')
     for comp in olds:
         known.update(comp.cons)
         csols = comp.sols
@@ -1140,24 +1142,29 @@ def _derive(olds: list[_Comp], cons: tuple, unknown: int, mines: int) -> _Comp |
                 return None
             csols = [comp.needs0 | comp.needs0 << 8]  # one constraint: one box, holding its need
         base = len(masks)
-        for i, bm in enumerate(comp.box_masks):
-            gone = bm & ~unknown
+        masks += comp.box_masks
+        sizes += comp.box_sizes
+        gone_here = comp.mask & gone_all
+        union |= comp.mask ^ gone_here
+        i = base
+        while gone_here:  # the boxes with cells gone: reduced, and the solutions with them
+            bm = masks[i]
+            gone = bm & gone_here
             if gone:
+                gone_here ^= gone
                 gm = (gone & mines).bit_count()
                 keep = bm ^ gone
                 size = keep.bit_count()
-                sh = 8 + 4 * i
+                sh = 8 + 4 * (i - base)
                 out = []
                 for code in csols:
                     k = (code >> sh & 15) - gm
                     if 0 <= k <= size:
                         out.append(code - (gm << sh) - gm)
                 csols = out
-                masks.append(keep)
-                sizes.append(size)
-            else:
-                masks.append(bm)
-                sizes.append(comp.box_sizes[i])
+                masks[i] = keep
+                sizes[i] = size
+            i += 1
         if not base:
             sols = csols
         else:  # the product: mine counts added, this component's boxes after the others'
@@ -1166,9 +1173,6 @@ def _derive(olds: list[_Comp], cons: tuple, unknown: int, mines: int) -> _Comp |
             sols = [a + b for a in sols for b in adds]
         if not sols or len(sols) > _SOLUTIONS:
             return None
-    union = 0
-    for m in masks:
-        union |= m
     for need, m in cons:
         if (need, m) in known:
             continue
