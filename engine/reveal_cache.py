@@ -590,21 +590,21 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
         # Each cell's verdict, as deduce._solve decides it; the rare case of several parts
         # varying with their mine counts goes to _several_vary.
         fixed = vis | mine
+        front = unknown ^ interior  # the unknown cells in components
         int_single = not int_kset & (int_kset - 1)
         todo = redo
-        while todo:
-            low = todo & -todo
-            todo ^= low
-            x = low.bit_length() - 1
+        while todo:  # (from the top: the order of reveal does not matter, answer sorts it)
+            x = todo.bit_length() - 1
+            todo ^= 1 << x
             nb = nmasks[x]
             count = (nb & fixed).bit_count()
-            nbu = nb & unknown
-            if not nbu:
+            nbu = nb & front
+            ni = nb & interior if nint else 0
+            if not nbu and not ni:
                 reveal[x] = count
                 continue
             nvary = 0
             int_row = None
-            ni = nbu & interior
             if ni:  # interior cells (interchangeable): int_kset says how many mines they hold
                 wi = ni.bit_count()
                 if int_partial and wi < nint:
@@ -614,7 +614,6 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
                 else:
                     int_row = {r: r for r in _bits(int_kset)} if wi == nint else {0: 0, nint: wi}
                     nvary = 1
-                nbu ^= ni
             touched = []  # (part index, rest, cells seen) of the parts whose count varies
             if nbu:
                 for pi, (comp, rest) in enumerate(parts):
