@@ -25,6 +25,9 @@ How a position is described (all masks are Python ints over cell indices ``r * w
 Unlike ``deduce``, which counts layouts, this only asks which mine counts are *possible*: a
 component's forward pass carries its solutions themselves (nearly every duel component has a
 handful), or, for one with many, bitsets of the possible mine counts, never big-int polynomials.
+Components are solved in ``engine.component`` and restricted to the counts the rest of the board
+allows in ``engine.restriction``; this module keeps the positions, extends them, combines the
+components and decides the cells.
 """
 
 from __future__ import annotations
@@ -32,7 +35,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
+from .component import _Comp, _derive
 from .deduce import _bits, _geometry
+from .restriction import _VARY
 
 __all__ = ["RevealCache", "Extension"]
 
@@ -228,8 +233,13 @@ class RevealCache:
         state = _extend(self, geo, board[2], base, new, vis, total_mines)
         if tail:  # the numbers' keys and values in the order the caller added them
             cells = geo.cells
-            state.keys = base.keys + [cells[i] for i, _ in tail]
-            state.values = base.values + [v for _, v in tail]
+            keys = base.keys.copy()
+            values = base.values.copy()
+            for i, v in tail:
+                keys.append(cells[i])
+                values.append(v)
+            state.keys = keys
+            state.values = values
         else:
             state.keys, state.values = base.keys, base.values
         state.nnum = base.nnum + len(tail)
@@ -347,7 +357,10 @@ class _State:
         if not reveal:
             return {}
         cells = geo.cells
-        return {cells[i]: reveal[i] for i in sorted(reveal)}
+        out = {}
+        for i in sorted(reveal):
+            out[cells[i]] = reveal[i]
+        return out
 
 
 def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, total: int) -> _State:
@@ -438,8 +451,9 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
                 raise ValueError("no consistent layout")
         active = []
         if fresh:
-            for m in [m for m in left if m & fresh]:
-                active.append((left.pop(m), m))
+            for m in list(left):
+                if m & fresh:
+                    active.append((left.pop(m), m))
         touch = fresh | added
         if clean and touch:
             keep = []
@@ -477,7 +491,9 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
                 keep.append(g)
         keep.append([gm, gc])
         groups = keep
-    comps = [part[0] for part in clean]
+    comps = []
+    for part in clean:
+        comps.append(part[0])
     if dirty and groups:
         # each group from the parent's components it holds the cells of, if none is split
         # between groups (see _derive)
@@ -490,9 +506,16 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
         for gm, gc in groups:
             gc.sort()
             cons = tuple(gc)
-            olds = [comp for j, comp in enumerate(dirty) if comp.mask & gm and hits[j] == 1]
+            olds = []
+            whole = True  # no old component of this group is split with another group
+            for j, comp in enumerate(dirty):
+                if comp.mask & gm:
+                    if hits[j] == 1:
+                        olds.append(comp)
+                    else:
+                        whole = False
             comp = None
-            if olds and len(olds) == sum(1 for c in dirty if c.mask & gm):
+            if olds and whole:
                 comp = cache._comps.get(cons)
                 if comp is None:
                     comp = _derive(olds, cons, unknown, gone_mine)
@@ -519,7 +542,10 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
         int_key = parent.int_key
         safe_all = (parent.safe_all | settled_safe) & ~new_num
     else:
-        allowed, int_kset = _combine([comp.feasible for comp in comps], rem, nint)
+        feasible = []
+        for comp in comps:
+            feasible.append(comp.feasible)
+        allowed, int_kset = _combine(feasible, rem, nint)
         parts = []
         safe_all = safe
         nclean = len(clean)
@@ -543,28 +569,47 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
     # that needed the whole board (global_dep) are always redone.  A cell safe now and not
     # before is among them: it was settled now, or lies in a changed component, or in the
     # interior, which became safe (so its int_key changed).
-    redo = _dilate(shifts, changed) | parent.global_dep
-    if int_key != parent.int_key:
-        redo |= _dilate(shifts, interior)
+    # A cell that sees part of the interior while the interior's count varies (int_partial)
+    # is not revealable; with more than 8 interior cells every cell that sees it sees only part.
+    no_first, no_last, width, full = shifts  # (_dilate, inline)
+    h = changed | (changed << 1) & no_first | (changed >> 1) & no_last
+    redo = (h | h << width | h >> width) & full | parent.global_dep
+    int_partial = int_kset & ((1 << nint) - 2)  # seen in part, the interior varies
+    blind = int_partial and nint > 8
+    if int_key != parent.int_key or blind:
+        h = interior | (interior << 1) & no_first | (interior >> 1) & no_last
+        near = (h | h << width | h >> width) & full
+        if int_key != parent.int_key:
+            redo |= near
     redo &= safe_all
-    reveal = {i: v for i, v in p_reveal.items() if (safe_all >> i) & 1 and not (redo >> i) & 1} if p_reveal else {}
+    reveal = {}
+    if p_reveal:
+        keep = safe_all & ~redo
+        for i, v in p_reveal.items():
+            if keep >> i & 1:
+                reveal[i] = v
+    if blind:
+        redo &= ~near
     global_dep = 0
     if redo:
         # Each cell's verdict, as deduce._solve decides it; the rare case of several parts
         # varying with their mine counts goes to _several_vary.
         fixed = vis | mine
-        int_partial = int_kset & ((1 << nint) - 2)  # seen in part, the interior varies
+        front = unknown ^ interior  # the unknown cells in components
         int_single = not int_kset & (int_kset - 1)
-        for x in _bits(redo):
+        todo = redo
+        while todo:  # (from the top: the order of reveal does not matter, answer sorts it)
+            x = todo.bit_length() - 1
+            todo ^= 1 << x
             nb = nmasks[x]
             count = (nb & fixed).bit_count()
-            nbu = nb & unknown
-            if not nbu:
+            nbu = nb & front
+            ni = nb & interior if nint else 0
+            if not nbu and not ni:
                 reveal[x] = count
                 continue
             nvary = 0
             int_row = None
-            ni = nbu & interior
             if ni:  # interior cells (interchangeable): int_kset says how many mines they hold
                 wi = ni.bit_count()
                 if int_partial and wi < nint:
@@ -574,7 +619,6 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
                 else:
                     int_row = {r: r for r in _bits(int_kset)} if wi == nint else {0: 0, nint: wi}
                     nvary = 1
-                nbu ^= ni
             touched = []  # (part index, rest, cells seen) of the parts whose count varies
             if nbu:
                 for pi, (comp, rest) in enumerate(parts):
@@ -666,7 +710,27 @@ def _smear(x: int, n: int) -> int:
 def _combine(feasible: list[int], rem: int, nint: int) -> tuple[list[int], int]:
     """Given each component's possible mine counts (bitsets), ``rem`` mines to place and
     ``nint`` interior cells: each component's mine counts that some consistent layout uses,
-    and the interior's (bit r: r interior mines).  Raises ``ValueError`` if there is none."""
+    and the interior's (bit r: r interior mines).  Raises ``ValueError`` if there is none.
+
+    When the components' most mines fit (``hi <= rem``) and their fewest leave no more than the
+    interior holds (``lo >= rem - nint``), every combination of counts leaves the interior
+    between 0 and ``nint`` mines: every count stays allowed, and the interior's counts are
+    ``rem`` less the sums of the counts: no sumsets per component then."""
+    lo = hi = 0
+    for f in feasible:
+        lo += (f & -f).bit_length() - 1
+        hi += f.bit_length() - 1
+    if hi <= rem and lo + nint >= rem:
+        if lo == hi:
+            return feasible, 1 << (rem - lo)
+        sums = 0  # the sums of counts, less lo
+        for f in feasible:
+            if f & (f - 1):
+                f >>= (f & -f).bit_length() - 1
+                sums = _conv(f, sums) if sums else f
+        # bit s of sums is lo + s mines in the components, rem - lo - s in the interior: read
+        # sums backwards (bin's digits reversed) and place its top, hi - lo, at rem - hi
+        return feasible, int(bin(sums)[:1:-1], 2) << (rem - hi)
     fixed = 0
     var = []
     for k, f in enumerate(feasible):
@@ -720,657 +784,6 @@ def _combine(feasible: list[int], rem: int, nint: int) -> tuple[list[int], int]:
         allowed[k] = a
         suf = _conv(f, suf) & cap
     return allowed, int_kset
-
-
-# ---------------------------------------------------------------------------------------------
-# A component: which mine counts each of its boxes can hold
-# ---------------------------------------------------------------------------------------------
-
-_VARY = None  # a verdict part: the count around a cell varies
-
-
-def _sweep(adj: list[int], start: int) -> list[int]:
-    """Breadth-first order of the constraints linked to ``start`` (``adj[c]``: bitmask of the
-    constraints sharing a cell with c)."""
-    order = [start]
-    seen = 1 << start
-    for c in order:
-        todo = adj[c] & ~seen
-        seen |= todo
-        while todo:
-            low = todo & -todo
-            order.append(low.bit_length() - 1)
-            todo ^= low
-    return order
-
-
-_SOLUTIONS = 64  # a component with more partial solutions than this in a step: bitset pass
-_CS3 = [[c for c in range(3) if sig >> c & 1] for sig in range(8)]  # constraints of a signature
-
-
-class _Comp:
-    """One component's constraints ``cons`` (sorted (need, mask) pairs), solved exactly:
-    boxes (cells touched by the same constraints, interchangeable) and a forward pass over
-    them box by box, whose states pack what each constraint still needs (4 bits a constraint,
-    as ``deduce._Component``).  Box order: with more than three constraints, the boxes as their
-    first constraint comes in a breadth-first sweep from an end of the component (Cuthill-McKee,
-    as ``deduce._components``); with three or fewer any order keeps the states few.
-
-    Most components have a handful of solutions (box by box mine counts), so the pass carries
-    the solutions themselves, each packed in one int: its mine count in the low 8 bits, box
-    i's count at bit 8 + 4i (``sols``).  Everything else is read off them.  If a step would
-    hold more than ``limit`` partial solutions, the pass carries instead a bitset of the mine
-    counts so far per state (``layers``, ``bounds``, ``deltas``), and ``_Rest`` runs a backward
-    pass over it.  A lone constraint needs neither (``sols`` and ``layers`` None).
-    ``feasible``: the component's possible mine counts.  ``rest(allowed)``: the boxes'
-    possible counts when it may hold only the counts in ``allowed`` (memoised)."""
-
-    __slots__ = ("_rests", "bounds", "box_masks", "box_sizes", "cons", "deltas", "feasible", "layers", "mask",
-                 "needs0", "sols")
-
-    def __init__(self, cons: tuple, limit: int | None = None) -> None:
-        self.cons = cons
-        self._rests: dict[int, _Rest] = {}
-        self.layers = self.bounds = self.deltas = self.sols = None
-        if len(cons) == 1:  # one number's cells: need n of them
-            need, mask = cons[0]
-            self.mask = mask
-            self.box_masks = (mask,)
-            self.box_sizes = (mask.bit_count(),)
-            self.needs0 = need
-            self.feasible = 1 << need
-            return
-        if len(cons) == 2 and limit is None:
-            self._pair(cons)
-            return
-        # Boxes, by splitting the cells with each constraint in turn: (mask, signature).
-        boxes: list[tuple[int, int]] = []
-        union = 0
-        bit = 1
-        for _, m in cons:
-            split = []
-            for bm, sig in boxes:
-                inside = bm & m
-                if inside:
-                    split.append((inside, sig | bit))
-                    if inside != bm:
-                        split.append((bm ^ inside, sig))
-                else:
-                    split.append((bm, sig))
-            fresh = m & ~union
-            if fresh:
-                split.append((fresh, bit))
-            union |= m
-            boxes = split
-            bit <<= 1
-        self.mask = union
-        ncons = len(cons)
-        if ncons > 3:
-            box_cs = []
-            adj = [0] * ncons
-            cons_boxes: list[list[int]] = [[] for _ in range(ncons)]
-            for bi, (_, sig) in enumerate(boxes):
-                cs = []
-                x = sig
-                while x:
-                    low = x & -x
-                    c = low.bit_length() - 1
-                    cs.append(c)
-                    cons_boxes[c].append(bi)
-                    adj[c] |= sig
-                    x ^= low
-                box_cs.append(cs)
-            seq = []
-            placed = 0
-            for c in _sweep(adj, _sweep(adj, 0)[-1]):
-                for bi in cons_boxes[c]:
-                    if not placed >> bi & 1:
-                        placed |= 1 << bi
-                        seq.append(bi)
-        else:
-            box_cs = [_CS3[sig] for _, sig in boxes]
-            seq = range(len(boxes))
-        needs0 = 0
-        cap = []
-        sh = 0
-        for need, m in cons:
-            needs0 |= need << sh
-            cap.append(m.bit_count())
-            sh += 4
-        self.needs0 = needs0
-        # Each step: box size, delta (one per constraint of the box), and per constraint of
-        # the box (its shift, its cells in the boxes after this one).
-        masks = []
-        steps = []
-        for bi in seq:
-            bm = boxes[bi][0]
-            s = bm.bit_count()
-            masks.append(bm)
-            delta = 0
-            checks = []
-            for c in box_cs[bi]:
-                cap[c] -= s
-                checks.append((4 * c, cap[c]))
-                delta |= 1 << (4 * c)
-            steps.append((s, delta, checks))
-        self.box_masks = tuple(masks)
-        self.box_sizes = tuple(step[0] for step in steps)
-        if limit is None:
-            limit = _SOLUTIONS
-        sols = _solutions(needs0, steps, limit) if union.bit_count() < 256 else None
-        if sols is not None:
-            if not sols:
-                raise ValueError("no consistent layout")
-            feasible = 0
-            for code in sols:
-                feasible |= 1 << (code & 255)
-            self.sols = sols
-            self.feasible = feasible
-            return
-        cur = {needs0: 1}
-        layers = [cur]
-        bounds = []
-        deltas = []
-        for s, delta, checks in steps:
-            nxt: dict[int, int] = {}
-            bd: dict[int, int] = {}
-            get = nxt.get
-            for key, val in cur.items():
-                kmin = 0
-                kmax = s
-                for sh, cp in checks:
-                    v = key >> sh & 15
-                    if v < kmax:
-                        kmax = v
-                    v -= cp
-                    if v > kmin:
-                        kmin = v
-                if kmin > kmax:
-                    continue
-                bd[key] = kmin | kmax << 4
-                nk = key - kmin * delta
-                for k in range(kmin, kmax + 1):
-                    nxt[nk] = get(nk, 0) | val << k
-                    nk -= delta
-            bounds.append(bd)
-            deltas.append(delta)
-            layers.append(nxt)
-            cur = nxt
-        feasible = cur.get(0, 0)
-        if not feasible:
-            raise ValueError("no consistent layout")
-        self.layers = layers
-        self.bounds = bounds
-        self.deltas = deltas
-        self.feasible = feasible
-
-    def _pair(self, cons: tuple) -> None:
-        """Two constraints (they share cells): the shared box takes k mines, each one's own
-        cells the rest of its need, for every k that fits; the solutions packed as usual."""
-        (n0, m0), (n1, m1) = cons
-        shared = m0 & m1
-        own0 = m0 ^ shared
-        own1 = m1 ^ shared
-        s = shared.bit_count()
-        s0 = own0.bit_count()
-        s1 = own1.bit_count()
-        self.mask = m0 | m1
-        masks = [shared]
-        if own0:
-            masks.append(own0)
-        if own1:
-            masks.append(own1)
-        self.box_masks = tuple(masks)
-        self.box_sizes = tuple(m.bit_count() for m in masks)
-        self.needs0 = n0 | n1 << 4
-        sols = []
-        for k in range(max(0, n0 - s0, n1 - s1), min(s, n0, n1) + 1):
-            k0 = n0 - k
-            k1 = n1 - k
-            code = (k + k0 + k1) | k << 8
-            if own0:
-                code |= k0 << 12
-            if own1:
-                code |= k1 << (16 if own0 else 12)
-            sols.append(code)
-        if not sols:
-            raise ValueError("no consistent layout")
-        feasible = 0
-        for code in sols:
-            feasible |= 1 << (code & 255)
-        self.sols = sols
-        self.feasible = feasible
-
-    def rest(self, allowed: int) -> _Rest:
-        r = self._rests.get(allowed)
-        if r is None:
-            if len(self._rests) >= 16:
-                self._rests.clear()
-            r = self._rests[allowed] = _Rest(self, allowed)
-        return r
-
-    def minmax(self, contrib: dict[int, list[int]]) -> dict[int, tuple[int, int]]:
-        """Per mine count m of the component: (min, max) over its layouts of the sum of
-        ``contrib[b][k]`` (box b, by its position in the order, holding k mines)."""
-        if self.sols is not None:
-            out: dict[int, tuple[int, int]] = {}
-            items = [(8 + 4 * i, row) for i, row in contrib.items()]
-            for code in self.sols:
-                v = 0
-                for sh, row in items:
-                    v += row[code >> sh & 15]
-                m = code & 255
-                old = out.get(m)
-                if old is None:
-                    out[m] = (v, v)
-                elif v < old[0]:
-                    out[m] = (v, old[1])
-                elif v > old[1]:
-                    out[m] = (old[0], v)
-            return out
-        states = {(self.needs0, 0): (0, 0)}
-        for i, bd in enumerate(self.bounds):
-            cb = contrib.get(i)
-            delta = self.deltas[i]
-            new: dict = {}
-            for (key, m), (lo, hi) in states.items():
-                b = bd.get(key)
-                if b is None:
-                    continue
-                nk = key - (b & 15) * delta
-                for k in range(b & 15, (b >> 4) + 1):
-                    d = cb[k] if cb is not None else 0
-                    nkey = (nk, m + k)
-                    nk -= delta
-                    old = new.get(nkey)
-                    if old is None:
-                        new[nkey] = (lo + d, hi + d)
-                    else:
-                        new[nkey] = (min(old[0], lo + d), max(old[1], hi + d))
-            states = new
-        return {m: v for (key, m), v in states.items() if key == 0}
-
-
-def _solutions(needs0: int, steps: list, limit: int) -> list[int] | None:
-    """The forward pass carrying solutions (see :class:`_Comp`): every assignment of mine
-    counts to the boxes that meets the constraints, packed; None past ``limit`` in a step."""
-    cur = {needs0: [0]}
-    w1 = (1 << 8) + 1  # one more mine in box i: count + 1, box field + 1
-    for s, delta, checks in steps:
-        nxt: dict[int, list[int]] = {}
-        get = nxt.get
-        n = 0
-        one = checks[0] if len(checks) == 1 else None
-        for key, codes in cur.items():
-            if one is not None:
-                sh, cp = one
-                v = key >> sh & 15
-                kmax = v if v < s else s
-                kmin = v - cp if v > cp else 0
-            else:
-                kmin = 0
-                kmax = s
-                for sh, cp in checks:
-                    v = key >> sh & 15
-                    if v < kmax:
-                        kmax = v
-                    v -= cp
-                    if v > kmin:
-                        kmin = v
-            if kmin > kmax:
-                continue
-            nk = key - kmin * delta
-            add = kmin * w1
-            if len(codes) == 1:
-                c = codes[0] + add
-                n += kmax - kmin + 1
-                for _ in range(kmin, kmax + 1):
-                    lst = get(nk)
-                    if lst is None:
-                        nxt[nk] = [c]
-                    else:
-                        lst.append(c)
-                    nk -= delta
-                    c += w1
-            else:
-                n += (kmax - kmin + 1) * len(codes)
-                for _ in range(kmin, kmax + 1):
-                    lst = get(nk)
-                    if lst is None:
-                        nxt[nk] = [c + add for c in codes]
-                    else:
-                        lst += [c + add for c in codes]
-                    nk -= delta
-                    add += w1
-        if n > limit:
-            return None
-        cur = nxt
-        w1 = ((w1 - 1) << 4) + 1
-    return cur.get(0, [])
-
-
-def _derive(olds: list[_Comp], cons: tuple, unknown: int, mines: int) -> _Comp | None:
-    """The component of the constraints ``cons``, from the parent's components ``olds`` (all
-    of whose cells still unknown lie in it) instead of solving it from scratch; ``None`` if
-    that is not possible here (an old component without its solutions, or too many).
-
-    Why: a move changes a component by a cell or a constraint or two, but solving it again
-    from its constraints costs with its size (120k instructions for three constraints, 600k
-    for eight: most of the auto-reveal's component work per explore move); deriving costs
-    with the handful of solutions it has.
-
-    Exact because every solution of the new constraints restricted to an old component's
-    constraints is a solution of those (with the cells gone since fixed: safe, or a mine in
-    ``mines``), so the new solutions are among the products of the old ones, reduced by the
-    gone cells, then split by each constraint of ``cons`` that is not literally an old one;
-    each such constraint keeps exactly the splits that meet it.  (The old constraints reduced
-    by gone cells are among those applied; they hold already, and keep every solution.)
-    Boxes may come out finer than ``_Comp`` would make them: still sets of interchangeable
-    cells, which is all the verdicts assume.
-    """
-    masks: list[int] = []
-    sizes: list[int] = []
-    sols = [0]
-    known = set()
-    for comp in olds:
-        known.update(comp.cons)
-        csols = comp.sols
-        if csols is None:
-            if comp.layers is not None:
-                return None
-            csols = [comp.needs0 | comp.needs0 << 8]  # one constraint: one box, holding its need
-        base = len(masks)
-        for i, bm in enumerate(comp.box_masks):
-            gone = bm & ~unknown
-            if gone:
-                gm = (gone & mines).bit_count()
-                keep = bm ^ gone
-                size = keep.bit_count()
-                sh = 8 + 4 * i
-                out = []
-                for code in csols:
-                    k = (code >> sh & 15) - gm
-                    if 0 <= k <= size:
-                        out.append(code - (gm << sh) - gm)
-                csols = out
-                masks.append(keep)
-                sizes.append(size)
-            else:
-                masks.append(bm)
-                sizes.append(comp.box_sizes[i])
-        if not base:
-            sols = csols
-        else:  # the product: mine counts added, this component's boxes after the others'
-            sh = 8 + 4 * base
-            adds = [(b & 255) + ((b >> 8) << sh) for b in csols]
-            sols = [a + b for a in sols for b in adds]
-        if not sols or len(sols) > _SOLUTIONS:
-            return None
-    union = 0
-    for m in masks:
-        union |= m
-    for need, m in cons:
-        if (need, m) in known:
-            continue
-        # split the boxes by m: those inside count toward need, those cut in two get the
-        # part inside as a new box; the cells of m in no box yet are one new box
-        whole = []  # shifts of boxes inside m
-        cut = []  # (shift of the box, shift of its new inside part, inside size, outside size)
-        for i in range(len(masks)):
-            bm = masks[i]
-            inside = bm & m
-            if inside:
-                if inside == bm:
-                    whole.append(8 + 4 * i)
-                else:
-                    a = inside.bit_count()
-                    cut.append((8 + 4 * i, 8 + 4 * len(masks), a, sizes[i] - a))
-                    masks[i] = bm ^ inside
-                    sizes[i] -= a
-                    masks.append(inside)
-                    sizes.append(a)
-        fresh = m & ~union
-        fs = fresh.bit_count()
-        if fresh:
-            fsh = 8 + 4 * len(masks)
-            masks.append(fresh)
-            sizes.append(fs)
-            union |= fresh
-        out = []
-        for code in sols:
-            t = need
-            for sh in whole:
-                t -= code >> sh & 15
-            if t < 0:
-                continue
-            if not cut:
-                if fresh:
-                    if t <= fs:
-                        out.append(code + t + (t << fsh))
-                elif not t:
-                    out.append(code)
-                continue
-            partial = [(code, t)]
-            for sh, nsh, a, b in cut:
-                nxt = []
-                for c, left in partial:
-                    k = c >> sh & 15
-                    lo = k - b if k > b else 0
-                    hi = a if a < k else k
-                    if hi > left:
-                        hi = left
-                    for x in range(lo, hi + 1):
-                        nxt.append((c - (x << sh) + (x << nsh), left - x))
-                partial = nxt
-            for c, left in partial:
-                if left == 0:
-                    out.append(c)
-                elif fresh and left <= fs:
-                    out.append(c + left + (left << fsh))
-        sols = out
-        if not sols or len(sols) > _SOLUTIONS:
-            return None
-    if 0 in sizes:  # boxes whose cells are all gone: their fields (0 in every solution) dropped
-        for j in range(len(sizes) - 1, -1, -1):
-            if not sizes[j]:
-                low = (1 << (8 + 4 * j)) - 1
-                sols = [(c & low) | (c >> 4 & ~low) for c in sols]
-                del masks[j], sizes[j]
-    comp = _Comp.__new__(_Comp)
-    comp.cons = cons
-    comp._rests = {}
-    comp.layers = comp.bounds = comp.deltas = None
-    comp.mask = union
-    comp.box_masks = tuple(masks)
-    comp.box_sizes = tuple(sizes)
-    comp.needs0 = None
-    feasible = 0
-    for code in sols:
-        feasible |= 1 << (code & 255)
-    comp.sols = sols
-    comp.feasible = feasible
-    return comp
-
-
-class _Rest:
-    """A component restricted to the mine counts ``allowed`` (those some consistent layout
-    of the whole board gives it): each box's possible mine counts (``ksets``, bit k) and the
-    cells safe in every such layout (``safe``).  For the cells ``w`` of the component a safe
-    cell sees, ``seen(w)`` and ``func(w)`` say what they add to its number (memoised)."""
-
-    __slots__ = ("_func", "_seen", "allowed", "comp", "ksets", "mid", "mines", "multi", "partial", "safe")
-
-    def __init__(self, comp: _Comp, allowed: int) -> None:
-        self.comp = comp
-        self.allowed = allowed
-        self._seen: dict[int, object] = {}
-        self._func: dict[int, object] = {}
-        sols = comp.sols
-        if sols is not None:
-            if comp.feasible & ~allowed:
-                sols = [code for code in sols if allowed >> (code & 255) & 1]
-            if sols:
-                self._read(comp, sols)
-                return
-            ksets = [0] * len(comp.box_sizes)
-        elif comp.layers is None:
-            ksets = [allowed]
-        else:
-            # Backward pass: g[state] is the set of mine counts the boxes before it may hold
-            # for some completion to end with an allowed total.  Box i holds k in some allowed
-            # layout iff a forward count at a state meets g of the state k mines lead to.
-            n = len(comp.box_sizes)
-            ksets = [0] * n
-            g = {0: allowed}
-            layers = comp.layers
-            for i in range(n - 1, -1, -1):
-                fwd = layers[i]
-                delta = comp.deltas[i]
-                ng: dict[int, int] = {}
-                kset = 0
-                for key, bd in comp.bounds[i].items():
-                    f = fwd[key]
-                    acc = 0
-                    kmin = bd & 15
-                    nk = key - kmin * delta
-                    for k in range(kmin, (bd >> 4) + 1):
-                        b = g.get(nk)
-                        if b:
-                            b >>= k
-                            acc |= b
-                            if f & b:
-                                kset |= 1 << k
-                        nk -= delta
-                    if acc:
-                        ng[key] = acc
-                g = ng
-                ksets[i] = kset
-        self.ksets = ksets
-        safe = mines = 0
-        partial = []  # boxes holding, in some layout, some but not all of their cells' mines
-        multi = []  # boxes of several possible counts: (position, mask, size)
-        mid = []  # boxes of one possible count strictly between 0 and their size: (mask, count)
-        for i, (m, s, kset) in enumerate(zip(comp.box_masks, comp.box_sizes, ksets)):
-            if kset == 1:
-                safe |= m
-            elif kset == 1 << s:
-                mines |= m
-            else:
-                if kset & ((1 << s) - 2):
-                    partial.append(m)
-                if kset & (kset - 1):
-                    multi.append((i, m, s))
-                else:
-                    mid.append((m, kset.bit_length() - 1))
-        self.partial = partial
-        self.safe = safe
-        self.mines = mines
-        self.multi = multi
-        self.mid = mid
-
-    def _read(self, comp: _Comp, sols: list[int]) -> None:
-        """The same, read off the allowed solutions ``sols``: only the boxes whose count differs
-        between solutions (a field of their XOR with the first) are read per solution.
-
-        Why: reading every box of every solution was most of a _Rest (~50k instructions for
-        a component of 6 boxes and 4 solutions, one per new component and move); usually
-        only two or three boxes vary."""
-        first = sols[0]
-        diff = 0
-        for code in sols:
-            diff |= code ^ first
-        ksets = []
-        safe = mines = 0
-        partial = []
-        multi = []
-        mid = []
-        sh = 8
-        i = 0
-        for m, s in zip(comp.box_masks, comp.box_sizes):
-            if diff >> sh & 15:
-                kset = 0
-                for code in sols:
-                    kset |= 1 << (code >> sh & 15)
-                if kset & ((1 << s) - 2):
-                    partial.append(m)
-                multi.append((i, m, s))
-            else:
-                k = first >> sh & 15
-                kset = 1 << k
-                if not k:
-                    safe |= m
-                elif k == s:
-                    mines |= m
-                else:
-                    partial.append(m)
-                    mid.append((m, k))
-            ksets.append(kset)
-            sh += 4
-            i += 1
-        self.ksets = ksets
-        self.partial = partial
-        self.safe = safe
-        self.mines = mines
-        self.multi = multi
-        self.mid = mid
-
-    def seen(self, w: int):
-        """What the cells ``w`` of this component add to the number of a safe cell that sees
-        them: ``_VARY`` if it varies with the component's mine count fixed (part of a box that
-        may hold some but not all of its cells' mines is seen); an int if it is the same in
-        every layout; else ``(const, varying)``: const plus, for each seen box of several
-        possible counts, ``(position, row)``, row[k] being what it adds holding k mines."""
-        memo = self._seen
-        out = memo.get(w, memo)
-        if out is not memo:
-            return out
-        out = const = (w & self.mines).bit_count()
-        for m in self.partial:
-            x = m & w
-            if x and x != m:
-                out = _VARY
-                break
-        else:
-            for m, k in self.mid:  # seen whole (not in part: that varies)
-                if m & w:
-                    const += k
-            varying = []
-            for i, m, s in self.multi:
-                x = m & w
-                if x:
-                    if x == m:
-                        varying.append((i, tuple(range(s + 1))))
-                    else:  # its possible counts are 0 and s only
-                        varying.append((i, (0,) * s + (x.bit_count(),)))
-            out = (const, tuple(varying)) if varying else const
-        if len(memo) >= 32:
-            memo.clear()
-        memo[w] = out
-        return out
-
-    def func(self, w: int):
-        """For ``seen(w) == (const, varying)``: what the varying boxes add, per mine count m
-        the component may hold, ``{m: count}`` if each m fixes it, else ``_VARY``."""
-        memo = self._func
-        out = memo.get(w, memo)
-        if out is not memo:
-            return out
-        varying = self.seen(w)[1]
-        allowed = self.allowed
-        if len(self.comp.box_sizes) == 1:  # one box, seen whole
-            out = {m: m for m in _bits(allowed)}
-        else:
-            out = {}
-            for m, (lo, hi) in self.comp.minmax(dict(varying)).items():
-                if allowed >> m & 1:
-                    if lo != hi:
-                        out = _VARY
-                        break
-                    out[m] = lo
-        if len(memo) >= 32:
-            memo.clear()
-        memo[w] = out
-        return out
 
 
 # ---------------------------------------------------------------------------------------------

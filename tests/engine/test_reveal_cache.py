@@ -14,6 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Duel, Explore, IllegalMove, Mark, deduce
+from engine import component as cm
+from engine import restriction as rs
 from engine import reveal_cache as rc
 from engine.deduce import RevealCache, revealable
 
@@ -90,7 +92,7 @@ def component_pass(request, monkeypatch):
     """Run a test with components solved by carrying their solutions (the usual way) and by
     the bitset pass (what components with many solutions get)."""
     if request.param == "bitsets":
-        monkeypatch.setattr(rc, "_SOLUTIONS", 0)
+        monkeypatch.setattr(cm, "_SOLUTIONS", 0)
     return request.param
 
 
@@ -502,6 +504,21 @@ def test_combine_matches_enumeration(feasible, rem, nint):
     assert bits_of(int_kset) == {rem - sum(ms) for ms in combos}
 
 
+@given(st.lists(st.integers(1, 2**7 - 1), min_size=1, max_size=4), st.integers(-1, 1), st.integers(-1, 1),
+       st.booleans())
+def test_combine_at_the_edge_of_the_free_case(feasible, drem, dint, fixed_first):
+    """_combine's shortcut (every count allowed when the components' most mines fit and their
+    fewest leave no more than the interior holds) at its boundary and one step past it on
+    either side, against enumeration."""
+    if fixed_first:
+        feasible = [1 << 3, *feasible]  # a component of one possible count shifts the sums
+    lo = sum((f & -f).bit_length() - 1 for f in feasible)
+    hi = sum(f.bit_length() - 1 for f in feasible)
+    rem = hi + drem
+    nint = max(0, rem - lo + dint)
+    test_combine_matches_enumeration.hypothesis.inner_test(feasible, rem, nint)
+
+
 @st.composite
 def components(draw):
     """Connected constraints (need, mask) over a few cells, as the solver keeps them."""
@@ -549,12 +566,12 @@ def test_component_against_its_layouts(cons, data):
     layouts = component_layouts(cons)
     if not layouts:
         with pytest.raises(ValueError):
-            rc._Comp(cons)
+            cm._Comp(cons)
         with pytest.raises(ValueError):
-            rc._Comp(cons, limit=0)
+            cm._Comp(cons, limit=0)
         return
     # None: as the cache builds them (two constraints in closed form); 0: the bitset pass
-    comp = rc._Comp(cons, limit=data.draw(st.sampled_from([None, 0, 1, 64])))
+    comp = cm._Comp(cons, limit=data.draw(st.sampled_from([None, 0, 1, 64])))
     check_component(comp, layouts, data)
 
 
@@ -578,7 +595,7 @@ def check_component(comp, layouts, data):
     for lay in ok:
         values.setdefault(lay.bit_count(), set()).add((lay & w).bit_count())
     got = rest.seen(w)
-    if got is rc._VARY:
+    if got is rs._VARY:
         # some box is seen in part and holds, in some allowed layout, some but not all of its mines
         assert any(
             0 < (bm & w).bit_count() < bm.bit_count() and kset & ((1 << bm.bit_count()) - 2)
@@ -590,8 +607,15 @@ def check_component(comp, layouts, data):
         assert values and all(v == {const} for v in values.values())
         return
     func = rest.func(w)
+    # func reads a component's solutions directly (stopping at the first difference): the same
+    # as the forward pass of minmax, which serves the bitset components
+    spans = {m: span for m, span in comp.minmax(dict(contrib)).items() if allowed >> m & 1}
+    if any(lo != hi for lo, hi in spans.values()):
+        assert func is rs._VARY
+    else:
+        assert func == {m: lo for m, (lo, _) in spans.items()}
     if any(len(v) > 1 for v in values.values()):
-        assert func is rc._VARY
+        assert func is rs._VARY
     else:
         assert func == {m: v.pop() - const for m, v in values.items()}
 
@@ -638,9 +662,9 @@ def test_a_derived_component_against_its_layouts(case, data, monkeypatch):
     constraints, as test_component_against_its_layouts checks components solved from scratch."""
     olds, cons, unknown, mines = case
     if any(len(c) > 2 for c in olds):
-        assert rc._derive([rc._Comp(c, limit=0) for c in olds], cons, unknown, mines) is None  # no solutions kept
-    monkeypatch.setattr(rc, "_SOLUTIONS", 10**6)  # (else None also when they are many)
-    comp = rc._derive([rc._Comp(c) for c in olds], cons, unknown, mines)
+        assert cm._derive([cm._Comp(c, limit=0) for c in olds], cons, unknown, mines) is None  # no solutions kept
+    monkeypatch.setattr(cm, "_SOLUTIONS", 10**6)  # (else None also when they are many)
+    comp = cm._derive([cm._Comp(c) for c in olds], cons, unknown, mines)
     if not cons:
         return
     layouts = component_layouts(cons)
