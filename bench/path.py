@@ -4,7 +4,7 @@ What runs is what ``python -m server`` runs for a move on the msgpack socket, mi
 websocket itself: the move frame parsed (``wire.parse_msgpack``), ``RoomService.act`` (cache,
 ``decide`` with the auto-reveal, the stored form, the commit message, the lean RESP client's
 ``EVALSHA`` to a real embedded Valkey with ``appendfsync always`` on tmpfs), the commit's
-pub/sub message read back by the ``Hub`` (``_dispatch``: the local commit claimed, the
+pub/sub message read back by the ``Hub`` (``RoomFeed.dispatch``: the local commit claimed, the
 ``Fanout`` rendering the msgpack update frame once per viewer class) and written to five
 ``Outbox``es (2 players + 3 spectators per room, as the load bench) whose send does nothing.
 uvloop, logging at ``warning`` (as ``bench/serve.py``), automatic GC off while measuring (the
@@ -72,7 +72,7 @@ STEP_TABLE = (
     ("reply", None, "the reply read (_Protocol.data_received)"),
     ("logline", None, "logs.event for the commit (off at warning)"),
     ("pubsub", None, "pub/sub bytes parsed (ReplyBuffer.feed)"),
-    ("dispatch", None, "Hub._dispatch: the commit claimed, fanned out"),
+    ("dispatch", None, "RoomFeed.dispatch: the commit claimed, fanned out"),
     ("publish", "dispatch", "Fanout.publish"),
     ("render", "publish", "MsgpackCodec.update (3 viewer classes, frames reused)"),
     ("view", "render", "Room.view"),
@@ -219,7 +219,11 @@ def install_steps(s, parts, codec) -> list[str]:  # noqa: ANN001
     method("write", _Protocol, "request")
     method("reply", _Protocol, "data_received")
     module_attr("logline", service_mod, "event")
-    instance("dispatch", parts.hub, "_dispatch")
+    if hasattr(parts.hub, "feed"):  # the messages' handling in its own object (server/store/room_feed.py)
+        instance("dispatch", parts.hub.feed, "dispatch")
+        parts.hub.link.on_message = parts.hub.feed.dispatch  # the link took the unwrapped one
+    else:  # an older checkout (--root)
+        instance("dispatch", parts.hub, "_dispatch")
     instance("publish", parts.hub.fanout, "publish")
     instance("render", codec, "update")
     method("view", Room, "view")
