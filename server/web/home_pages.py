@@ -28,6 +28,7 @@ from .site import (
     ROOM_ID,
     Web,
     error_page,
+    foreign_form,
     form_of,
     guest_of,
     limited_page,
@@ -63,7 +64,7 @@ async def guest(request: Request) -> Response:
     """POST: name → a new guest and its cookie; then back to ``next`` (joining ``join`` first)."""
     web = web_of(request)
     if not same_origin(request):
-        return error_page(web, 403, _("Forbidden"), _("That form came from another site."))
+        return foreign_form(web)
     form = await form_of(request)
     target = safe_next(form.get("next"))
     join = form.get("join")
@@ -98,7 +99,7 @@ async def create_game(request: Request) -> Response:
     web = web_of(request)
     state = request.app.state
     if not same_origin(request):
-        return error_page(web, 403, _("Forbidden"), _("That form came from another site."))
+        return foreign_form(web)
     me = web.player_of(request)
     if me is None:
         return redirect("/")
@@ -132,7 +133,7 @@ async def play_computer(request: Request) -> Response:
     web = web_of(request)
     state = request.app.state
     if not same_origin(request):
-        return error_page(web, 403, _("Forbidden"), _("That form came from another site."))
+        return foreign_form(web)
     form = await form_of(request)
     level = form.get("level")
     if level not in {str(n) for n in COMPUTER_LEVELS}:

@@ -30,8 +30,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ..edge.csp import SecurityHeaders
 from ..edge.peer import is_tls
 from . import i18n
-from .i18n import N_, _
-from .site import error_page, form_of, redirect, safe_next, same_origin, web_of
+from .site import (
+    foreign_form,
+    form_of,
+    redirect,
+    safe_next,
+    same_origin,
+    web_of,
+)
 
 COOKIE = "lang"
 COOKIE_MAX_AGE = 365 * 24 * 3600
@@ -63,15 +69,11 @@ class ReaderLanguage:
 # ---------------------------------------------------------------------- the switch
 
 
-FORBIDDEN = N_("Forbidden")
-FOREIGN_FORM = N_("That form came from another site.")
-
-
 async def switch(request: Request) -> Response:
     """``POST /lang`` (``lang=de``): remember the language in the cookie, back to the page."""
     web = web_of(request)
     if not same_origin(request):
-        return error_page(web, 403, _(FORBIDDEN), _(FOREIGN_FORM))
+        return foreign_form(web)
     lang = (await form_of(request)).get("lang", "")
     if lang not in i18n.LANGS:
         lang = i18n.DEFAULT

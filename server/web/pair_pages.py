@@ -28,6 +28,7 @@ from .i18n import _, ngettext
 from .site import (
     ROOM_ID,
     error_page,
+    foreign_form,
     form_of,
     guest_of,
     limited_page,
@@ -64,7 +65,7 @@ async def start(request: Request) -> Response:
     """POST from the home page: the pool of the pressed button and the chosen rules."""
     web = web_of(request)
     if not same_origin(request):
-        return error_page(web, 403, _("Forbidden"), _("That form came from another site."))
+        return foreign_form(web)
     form = await form_of(request)
     ruleset = form.get("ruleset", "brettspielnetz")
     pool = POOLS.get(f"{form.get('pool', '')}".replace("/", f"/{ruleset}/", 1)) if ruleset in RULESETS else None

@@ -26,7 +26,16 @@ from .i18n import _, ngettext
 from .lobby import list_room
 from .presence_view import away_text
 from .reconnect import reconnect_area
-from .site import ROOM_ID, Web, error_page, form_of, redirect, same_origin, web_of
+from .site import (
+    ROOM_ID,
+    Web,
+    error_page,
+    foreign_form,
+    form_of,
+    redirect,
+    same_origin,
+    web_of,
+)
 from .solo_pages import solo_room_page
 from .status_view import tab_title
 from .view_model import points_text
@@ -168,7 +177,7 @@ async def join_room(request: Request) -> Response:
     web = web_of(request)
     room_id = request.path_params["id"]
     if not same_origin(request):
-        return error_page(web, 403, _("Forbidden"), _("That form came from another site."))
+        return foreign_form(web)
     if not ROOM_ID.match(room_id):
         return redirect("/")
     me = web.player_of(request)
@@ -193,7 +202,7 @@ def _posted_on_room(handler: Callable[[Request, str, Player | None], Awaitable[R
         web = web_of(request)
         room_id = request.path_params["id"]
         if not same_origin(request) or not ROOM_ID.match(room_id):
-            return error_page(web, 403, _("Forbidden"), _("That form came from another site."))
+            return foreign_form(web)
         return await handler(request, room_id, web.player_of(request))
 
     endpoint.__name__ = handler.__name__

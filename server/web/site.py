@@ -84,6 +84,12 @@ def same_origin(request: Request) -> bool:
     return form_origin_ok(request, request.app.state.settings)
 
 
+def foreign_form(web: Web) -> Response:
+    """The answer to a form that :func:`same_origin` refused: 403, and why, in the reader's
+    language."""
+    return error_page(web, 403, _("Forbidden"), _("That form came from another site."))
+
+
 def safe_next(value: object, default: str = "/") -> str:
     """Only local paths: ``/g/abc`` yes, ``//evil.example`` and ``https://…`` no."""
     if isinstance(value, str) and value.startswith("/") and not value.startswith("//") and "\\" not in value:

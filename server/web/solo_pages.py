@@ -23,7 +23,16 @@ from ..edge.limits import Limited, guard_of
 from ..store.results import MODES
 from .i18n import N_, _
 from .reconnect import reconnect_area
-from .site import Web, error_page, form_of, limited_page, redirect, same_origin, web_of
+from .site import (
+    Web,
+    error_page,
+    foreign_form,
+    form_of,
+    limited_page,
+    redirect,
+    same_origin,
+    web_of,
+)
 from .solo_codec import title_of
 from .solo_view import timer_text
 
@@ -50,7 +59,7 @@ async def solo_home(request: Request) -> Response:
 async def create_solo(request: Request) -> Response:
     web = web_of(request)
     if not same_origin(request):
-        return error_page(web, 403, _("Forbidden"), _("That form came from another site."))
+        return foreign_form(web)
     me = web.player_of(request)
     if me is None:
         return redirect("/?next=/solo")
