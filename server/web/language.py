@@ -106,7 +106,8 @@ class Localized:
         value = getattr(self.codec, attr)
         if not callable(value):
             return value
-        return self._speaking(value)
+        speaking = self.__dict__[attr] = self._speaking(value)  # wrapped once: frames are a hot path
+        return speaking
 
     def _speaking(self, method: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(method)
