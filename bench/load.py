@@ -8,6 +8,8 @@ load average before and after; servers listen on loopback only, every loop is bo
     #   ... --disk              also ours with its data on the disk (what appendfsync always costs)
     #   ... --compare main      also another commit's server, same client and load, alternated
     #   ... --repeat 3          three rounds, the order of the targets alternating
+    #   ... --profile           also where ours' CPU went, from py-spy samples of the window
+    #                           (bench/profile_share.py: the auto-reveal's share, the edge's, ...)
     # the highest rate (moves/s) with p99 <= 25 ms: rooms stepped up at 1 move/s each
     python bench/load.py ceiling --rooms 600 --step 100 --steps 8 --compare main
     # N idle spectator sockets, then the server's RSS (closed loop, websockets client)
@@ -64,7 +66,9 @@ app process(es), Valkey and all client processes, as a share of one core and per
 move with its pushes; a baseline message with its fan-out). Then, per round, **ours/baseline
 for p99 and for app CPU per message** (also with Valkey's CPU added), ours/``--compare`` and
 disk/tmpfs. A ratio from one run on this shared 2-vCPU VM still moves; ``--repeat`` gives its
-spread (the median of each round's ratio is printed).
+spread (the median of each round's ratio is printed). With ``--profile``, ours' runs also print
+each piece of the move path's share of the app's CPU from py-spy samples of the window
+(:mod:`bench.profile_share`); those runs' own figures include the sampler's cost.
 
 ``ceiling``: for each target (ours, and ``--compare``'s), rooms from ``--rooms`` up by
 ``--step`` (at most ``--steps`` steps), each at ``--rate`` moves/s, a fresh server per run; a
@@ -95,6 +99,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import profile_share
 from bench.openloop import Plan, raise_fd_limit
 from bench.openloop import worker as openloop_worker
 from bench.serve import BenchServer, gauge_s
@@ -255,9 +260,14 @@ def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: in
         time.sleep(max(0.0, (warm_ns - time.monotonic_ns()) / 1e9))
         t0 = time.monotonic()
         cpu0 = (cpu_s(pid), cpu_s(redis_pid), sum(cpu_s(p.pid) or 0.0 for p in procs))
+        profiling = None
+        if args.profile and kind == "ours" and pid:
+            out = ROOT / "bench" / "out" / f"profile-{kind}-{rooms}-{os.getpid()}.raw"
+            profiling = (profile_share.start(int(str(pid).split(",")[0]), args.duration, out), out)
         time.sleep(max(0.0, (end_ns - time.monotonic_ns()) / 1e9))
         cpu1 = (cpu_s(pid), cpu_s(redis_pid), sum(cpu_s(p.pid) or 0.0 for p in procs))
         wall = time.monotonic() - t0
+        profile = profile_share.finish(*profiling) if profiling else None
         rss1 = rss_mb(pid)
         for _ in procs:
             outs.append(results.get(timeout=args.drain + 120))
@@ -315,6 +325,7 @@ def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: in
         "app_ms": per_msg(0), "valkey_ms": per_msg(1), "client_ms": per_msg(2),
         "rss0": rss0, "rss1": rss1,
         "p99_5s": [percentile(sorted(windows[k]), 99) for k in sorted(windows)],
+        "profile": profile,
     }
 
 
@@ -383,6 +394,10 @@ def print_run(f: dict, args: argparse.Namespace) -> None:
         print(f"{rss}; GC passes {f.get('gc', '?')}\n  {f['valkey_report']}")
     elif rss:
         print(rss)
+    if f.get("profile") is not None:
+        print("\n".join(f["profile"].lines()))
+        print("  NOTE: py-spy sampled this run: its latency and CPU figures include the sampler's cost; take the "
+              "ratios from a run without --profile")
     sys.stdout.flush()
 
 
@@ -627,6 +642,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1, help="the bots' and the timetables' random seed")
     ap.add_argument("--setup-timeout", type=float, default=600.0)
     ap.add_argument("--disk", action="store_true", help="also run ours with its data on the disk")
+    ap.add_argument("--profile", action="store_true",
+                    help="play: sample ours with py-spy over the window and print where its CPU went (bench/profile_share.py)")
     ap.add_argument("--compare", metavar="COMMIT", help="also run this commit's server, alternating")
     ap.add_argument("--repeat", type=int, default=1, help="play: rounds (each runs every target once)")
     ap.add_argument("--no-baseline", action="store_true", help="play: skip the baseline (no ratio)")
