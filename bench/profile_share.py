@@ -7,7 +7,8 @@ does for a move (the websocket edge, the Redis round trip, the event loop, the c
 only the in-process path that ``bench/path.py`` counts instructions of. py-spy reads the
 process from outside (no change to the server); it samples only while the process is on a CPU
 (idle threads are left out), so a piece's share of the samples is its share of the app's CPU.
-A sample whose stack is not rooted at the main module (torn while read) is counted apart.
+A sample whose stack is not rooted at the main module (torn while read, or another thread's:
+the shares are of the event loop's thread) is counted apart.
 Its own sampling costs CPU on the same machine, so a profiled run's latency and CPU figures
 are not used for the ratios (``bench/load.py`` says so beside them).
 
@@ -53,14 +54,15 @@ _FRAME = re.compile(r"^(?P<func>.*) \((?P<path>[^()]*?):\d+\)$")
 class Shares:
     samples: int
     torn: int
-    """samples left out: a stack not rooted at the main module (py-spy read it while it changed)"""
+    """samples left out: a stack not rooted at the main module (py-spy read it while it changed,
+    or another thread's)"""
     inclusive: dict[str, float]
     """piece name -> per cent of the samples with it on the stack"""
     loop_self: float
 
     def lines(self) -> list[str]:
-        out = [f"  profile under load (py-spy, {self.samples} samples of the app on a CPU, {self.torn} torn ones left "
-               f"out): share of the app's CPU"]
+        out = [f"  profile under load (py-spy, {self.samples} samples of the app on a CPU, {self.torn} others left out: "
+               f"torn or another thread's): share of the app's CPU"]
         for name, _frame, what in PIECES:
             out.append(f"    {self.inclusive[name]:5.1f}%  {name:<12} {what}")
         out.append(f"    {self.loop_self:5.1f}%  {'loop':<12} the event loop's own C code and the kernel below it")
