@@ -91,8 +91,10 @@ def plan_games(kind: str, rooms: int, seed: int) -> list[list[tuple[int, bytes]]
     """Per room, its game's moves as (seat, msgpack move frame), from its first to its end."""
     import msgpack
 
-    from engine import Duel, Explore, IllegalMove, Mark
-    from engine.bots import choose_move
+    # beside this script (not bench.workloads: --root puts another checkout first on sys.path)
+    from workloads import next_move
+
+    from engine import Duel, IllegalMove, Mark
 
     plans = []
     for i in range(rooms):
@@ -103,12 +105,7 @@ def plan_games(kind: str, rooms: int, seed: int) -> list[list[tuple[int, bytes]]
             if duel.outcome is not None:
                 break
             seat = duel.to_move
-            if kind == "bot":
-                move = choose_move(duel.view(seat), rng)
-            else:
-                hidden = [(r, c) for r in range(11) for c in range(11) if duel.is_hidden((r, c))]
-                cell = rng.choice(hidden)
-                move = Mark(cell) if kind == "random" and rng.random() < 0.4 else Explore(cell)
+            move = next_move(duel, kind, rng)
             try:
                 duel.apply(seat, move)
             except IllegalMove:  # (a seat's own wrong mark: it is hidden to the public)

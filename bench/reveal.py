@@ -39,8 +39,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine import Duel, Explore, IllegalMove, Mark, deduce  # noqa: E402
-from engine.bots import choose_move  # noqa: E402
+from bench.workloads import next_move  # noqa: E402
+from engine import Duel, IllegalMove, deduce  # noqa: E402
 from engine.deduce import RevealCache, revealable  # noqa: E402
 
 WORKLOADS = ("random", "explore", "bot")
@@ -63,12 +63,7 @@ def positions(kind: str, seed: int) -> list[tuple]:
             if duel.outcome is not None:
                 break
             seat = duel.to_move
-            if kind == "bot":
-                move = choose_move(duel.view(seat), rng)
-            else:
-                hidden = [(r, c) for r in range(11) for c in range(11) if duel.is_hidden((r, c))]
-                cell = rng.choice(hidden)
-                move = Mark(cell) if kind == "random" and rng.random() < 0.4 else Explore(cell)
+            move = next_move(duel, kind, rng)
             try:
                 duel.apply(seat, move)
             except IllegalMove:
