@@ -51,6 +51,7 @@ from .store.pubsub import PubSub, open_pubsub
 from .store.results import Results
 from .store.service import Retention, RoomService
 from .store.store import Store
+from .tasks import stop_tasks
 from .web import pages, sound
 from .web.assets import Assets
 from .web.html_codec import HtmlCodec
@@ -167,11 +168,7 @@ def create_app(
             logs.event(log, "shutdown", connections=sum(hub.census().connections.values()) if hub else 0)
             if collector is not None:
                 await collector.stop()
-            for task in (lobby, sweep):
-                if task is not None:
-                    task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError, Exception):
-                        await task
+            await stop_tasks((lobby, sweep))
             if pairing is not None:
                 await pairing.close()
             if hub is not None:

@@ -36,6 +36,7 @@ import gc
 import time
 
 from .metrics import Metrics
+from .tasks import stop_tasks
 
 GENERATIONS = {"young": 0, "middle": 1, "full": 2}
 
@@ -65,13 +66,8 @@ class GcPolicy:
         self._task = asyncio.create_task(self._run(), name="gc-policy")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
-            self._task = None
+        await stop_tasks((self._task,))
+        self._task = None
         gc.unfreeze()
         if self._was_enabled:
             gc.enable()

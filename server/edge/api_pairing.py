@@ -14,6 +14,7 @@ from starlette.routing import Route
 
 from ..core.pools import Pool, PoolError, pool_of
 from ..store.matchmaker import AlreadySeeking, Paired, Unpaired
+from ..tasks import stop_tasks
 from . import new_game
 from .json_edge import ApiError, handles, player_of, read_body
 from .limits import guard_of
@@ -86,10 +87,7 @@ async def _unless_disconnected(request: Request, work: Awaitable[T]) -> T | obje
         gone.cancel()
     if task.done():
         return task.result()
-    task.cancel()
-    await asyncio.wait((task,))
-    if not task.cancelled():
-        task.exception()  # retrieved: nobody is left to answer, and a failure was logged where it happened
+    await stop_tasks((task,))  # nobody is left to answer; a failure was logged where it happened
     return GONE
 
 

@@ -36,6 +36,7 @@ from ..core.pools import POOLS, Pool
 from ..core.room import Player
 from ..outage import redis_down
 from ..store.matchmaker import AlreadySeeking, Paired, Pairing, Unpaired
+from ..tasks import stop_tasks
 from ..web.i18n import _
 from ..web.site import web_of
 from . import new_game
@@ -106,9 +107,7 @@ async def _seek_while_open(websocket: WebSocket, conn: Outbox, me: Player, pool:
             result = await _end(pairing, me, seek)
         await _answer(websocket, conn, me, pool, result, action)
     finally:
-        for task in (seek, asked):
-            task.cancel()
-        await asyncio.gather(seek, asked, return_exceptions=True)
+        await stop_tasks((seek, asked))
 
 
 async def _answer(websocket: WebSocket, conn: Outbox, me: Player, pool: Pool, result: Paired | Unpaired,

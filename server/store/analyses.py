@@ -23,7 +23,6 @@ The stored form (msgpack): ``{"format": 1, "moves": [...], "players": [...], "st
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from ..core.decide import Refused
 from ..core.room import Room, Status
 from ..metrics import Metrics
 from ..outage import redis_down
+from ..tasks import stop_tasks
 from .keys import pack, unpack
 from .offload import Offload
 from .store import Store
@@ -181,11 +181,7 @@ class Analyses:
         return StoredAnalysis.unpack(stored if stored is not None else data)
 
     async def close(self) -> None:
-        for task in [*self._background, *self._running.values()]:
-            task.cancel()
-        for task in [*self._background, *self._running.values()]:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await stop_tasks([*self._background, *self._running.values()])
         self.offload.close()
 
 

@@ -31,6 +31,7 @@ from ..core.room import Room
 from ..logs import event
 from ..metrics import Metrics
 from ..outage import UNAVAILABLE, UNAVAILABLE_MESSAGE
+from ..tasks import stop_tasks
 from .cache import RoomCache
 from .fanout import Connection, Fanout
 from .keys import channel
@@ -89,13 +90,7 @@ class Hub:
         for entry in self._entries.values():
             for conn in list(entry.conns):
                 conn.close(RESTART, "server restart")
-        for task in (self._reader, self._resync, *self._tasks):
-            if task is not None:
-                task.cancel()
-                try:
-                    await task
-                except (asyncio.CancelledError, Exception):
-                    pass
+        await stop_tasks((self._reader, self._resync, *self._tasks))
         await self._ps.close()
 
     @property

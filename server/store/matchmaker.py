@@ -41,6 +41,7 @@ from ..core.room import Player
 from ..logs import event
 from ..metrics import Metrics
 from ..outage import redis_down
+from ..tasks import stop_tasks
 from .pairing import Answer, Pair, PairingStore, Ticket
 from .pubsub import PubSub
 from .service import wall_ms
@@ -140,7 +141,7 @@ class Pairing:
                 break
             await asyncio.sleep(0.01)
         self._stopping = True
-        await _stop([*self._tasks, *self._background])
+        await stop_tasks([*self._tasks, *self._background])
         await self.pubsub.close()
 
     # ------------------------------------------------------------------ what edges call
@@ -362,23 +363,6 @@ class Pairing:
         except Exception as exc:  # a cancelled seek that Redis could not end: it dies with its liveness
             if not redis_down(self.metrics, "pairing_end", exc):
                 log.exception("pairing: ending a cancelled seek failed")
-
-
-async def _stop(tasks: list[asyncio.Task[Any]]) -> None:
-    """Cancel ``tasks`` and wait for them, cancelling again while any runs on (bounded: 5 s).
-
-    Again, because a cancel can be lost inside redis-py's calls on Python 3.11 (seen in the
-    tests: the ticks went on after ``cancel()``); the loops also stop on ``_stopping``."""
-    for _ in range(50):
-        running = [task for task in tasks if not task.done()]
-        if not running:
-            break
-        for task in running:
-            task.cancel()
-        await asyncio.wait(running, timeout=0.1)
-    for task in tasks:
-        if task.done() and not task.cancelled():
-            task.exception()  # retrieved: a failure was logged where it happened
 
 
 def _wake(waiter: _Waiter, woken: Woken) -> None:
