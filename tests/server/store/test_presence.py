@@ -9,8 +9,11 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.store.presence import attendance_of
+from engine import SPECTATOR
+from server.metrics import Metrics
+from server.store.presence import REFRESH_BATCH, Presence, attendance_of
 from server.store.store import Store
+from server.tasks import stop_tasks
 
 ROOMS = itertools.count()
 writes = st.lists(st.tuples(st.sampled_from(["p1", "p2", "p3"]), st.integers(0, 2), st.integers(0, 2),
@@ -43,3 +46,37 @@ def test_a_room_nobody_opened_is_not_away() -> None:
     assert attendance.spectators == 0 and attendance.away_since == (None, None) and ever == (False, False)
     attendance, ever = attendance_of({b"p1": b"2", b"p1:0": b"1", b"away:1": b"5"})
     assert attendance.spectators == 2 and attendance.away_since == (None, 5) and ever == (True, True)
+
+
+def test_the_refresh_keeps_every_local_room_alive_in_batches(redis_url: str) -> None:
+    """Fields expire with their TTL unless refreshed; the refresh writes the rooms with local
+    connections (more than one pipelined batch here) and only those, and what it hears is
+    each room's attendance."""
+
+    async def run() -> None:
+        store = Store(redis_url)
+        presence = Presence(store, Metrics(), process_id="refresher", ttl_s=3)
+        rooms = [f"refresh-{next(ROOMS)}" for _ in range(REFRESH_BATCH + 30)]
+        try:
+            for room_id in rooms:
+                await presence.arrive(room_id, SPECTATOR)
+                await presence.arrive(room_id, 0)
+            gone = rooms[-1]
+            await presence.leave(gone, SPECTATOR)
+            await presence.leave(gone, 0)
+            watched = (rooms[0], rooms[REFRESH_BATCH + 1])  # one in each batch
+            for room_id in watched:  # another process's spectators, not published: heard through the refresh
+                await store.set_presence(room_id, "other", (2, 0, 0), 30, 0, False)
+            refresher = asyncio.create_task(presence.run())
+            await asyncio.sleep(3.6)  # past the fields' TTL: only a refresh keeps them
+            assert await stop_tasks((refresher,)) == []
+            fields = await store.attendance_fields(rooms)
+            for room_id, found in zip(rooms[:-1], fields[:-1]):
+                assert found.get(b"refresher") == b"1" and found.get(b"refresher:0") == b"1", room_id
+                heard = presence.attendance(room_id)
+                assert heard.spectators == (3 if room_id in watched else 1) and heard.away_since[0] is None
+            assert b"refresher" not in fields[-1] and b"refresher:0" not in fields[-1]
+        finally:
+            await store.close()
+
+    asyncio.run(run())
