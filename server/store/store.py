@@ -165,9 +165,14 @@ class Store:
     # ------------------------------------------------------------------ clocks, presence, secret
 
     async def due_clocks(self, now_ms: int, limit: int = 100) -> list[tuple[str, int]]:
-        """The rooms whose due time has come (at most ``limit``), each with that time."""
-        found = await self.redis.zrangebyscore(CLOCKS, "-inf", now_ms, start=0, num=limit, withscores=True)
-        return [(room_id.decode(), int(due)) for room_id, due in found]
+        """The rooms whose due time has come (at most ``limit``), each with that time. Asked
+        through the move path's link, not the redis-py pool: every process asks every 0.1 s,
+        and a redis-py call cost as much of the app's CPU as the sweeper's whole rest (0.9% of
+        it at 500 rooms under load)."""
+        found = await self.link.execute("ZRANGEBYSCORE", CLOCKS, "-inf", now_ms, "WITHSCORES", "LIMIT", 0, limit)
+        if found and isinstance(found[0], (list, tuple)):  # redis-py pairs them: [[member, score], ...]
+            return [(room_id.decode(), int(float(due))) for room_id, due in found]
+        return [(found[k].decode(), int(float(found[k + 1]))) for k in range(0, len(found), 2)]
 
     async def drop_clock(self, room_id: str, due_ms: int) -> bool:
         """Take ``room_id`` out of the due set if its due time is still ``due_ms`` (as read by
