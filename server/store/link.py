@@ -1,6 +1,7 @@
 """The seam between the store and a Redis client, for the commands on the move path.
 
-The commit (``EVALSHA``) and the room load (``HMGET``) go through a :class:`CommandLink`:
+The commit (``EVALSHA``), the room load (``HMGET``) and the sweeper's due list (``ZRANGEBYSCORE``,
+every 0.1 s) go through a :class:`CommandLink`:
 
 - :class:`~server.store.resp.RespClient`, the lean pipelined client (a speed bypass: redis-py
   spends as much Python per command as the engine spends on a move), when the URL is one it
