@@ -1,4 +1,5 @@
-"""A lean, pipelined RESP2 client for the two commands on the move path (commit and load).
+"""A lean, pipelined RESP2 client for the commands on the move path (commit and load, and the
+sweepers' due list).
 
 Why not redis-py here: a move costs one ``EVALSHA``, and redis-py spends about as much Python
 around each command (pool checkout, retry wrapper, a timeout context per read, parsing through
@@ -7,7 +8,8 @@ load profile (docs/PERFORMANCE.md). This client is one connection, shared by eve
 a command is encoded once and written at once, its future queued; replies come back in order
 and resolve the futures one by one, so concurrent callers pipeline on the one socket for free
 (Redis executes them in order, and with ``appendfsync always`` one fsync covers the batch).
-Everything else (pages, presence, clocks, the ``WAITAOF`` check) keeps using redis-py.
+Everything else (pages, presence, the other clock commands, the ``WAITAOF`` check) keeps
+using redis-py.
 
 Failures raise redis-py's exception classes, so the rest of the server (:mod:`server.ops`)
 treats them exactly like redis-py's own: a lost or refused connection raises
