@@ -75,7 +75,7 @@ class Hub:
         self._resync: asyncio.Task[None] | None = None
         self.feed = RoomFeed(self._entries, rooms, cache, fanout, presence, metrics, self._spawn)
         self.link = PubSubLink(pubsub, metrics, rooms.outages, self.feed.dispatch, self._link_lost, self._unavailable,
-                         self._link_back)
+                               self._link_back)
 
     # ------------------------------------------------------------------ lifecycle
 

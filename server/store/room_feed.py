@@ -46,7 +46,6 @@ class Entry:
         """SUBSCRIBE commands sent but not yet confirmed."""
 
 
-
 class RoomFeed:
     def __init__(self, entries: dict[str, Entry], rooms: RoomService, cache: RoomCache, fanout: Fanout,
                  presence: Presence, metrics: Metrics,
