@@ -10,6 +10,9 @@ load average before and after; servers listen on loopback only, every loop is bo
     #   ... --repeat 3          three rounds, the order of the targets alternating
     #   ... --profile           also where ours' CPU went, from py-spy samples of the window
     #                           (bench/profile_share.py: the auto-reveal's share, the edge's, ...)
+    #   ... --cpu-shares        also the auto-reveal's (and a few other pieces') share of ours'
+    #                           CPU by the thread's CPU clock (bench/cpu_share.py: exact, where
+    #                           py-spy also counts the time a preempted process waits for a CPU)
     # the highest rate (moves/s) with p99 <= 25 ms: rooms stepped up at 1 move/s each
     python bench/load.py ceiling --rooms 600 --step 100 --steps 8 --compare main
     # N idle spectator sockets, then the server's RSS (closed loop, websockets client)
@@ -68,7 +71,12 @@ for p99 and for app CPU per message** (also with Valkey's CPU added), ours/``--c
 disk/tmpfs. A ratio from one run on this shared 2-vCPU VM still moves; ``--repeat`` gives its
 spread (the median of each round's ratio is printed). With ``--profile``, ours' runs also print
 each piece of the move path's share of the app's CPU from py-spy samples of the window
-(:mod:`bench.profile_share`); those runs' own figures include the sampler's cost.
+(:mod:`bench.profile_share`); those runs' own figures include the sampler's cost. py-spy also
+keeps the samples of a process that is runnable but waiting for a CPU (here, often right after
+it woke another by writing to its socket), so its shares are of more than the CPU used; with
+``--cpu-shares`` ours runs through :mod:`bench.cpu_share`, which reads the thread's CPU clock
+around a few functions (the auto-reveal among them) and prints their exact share of the app's
+CPU over the window.
 
 ``ceiling``: for each target (ours, and ``--compare``'s), rooms from ``--rooms`` up by
 ``--step`` (at most ``--steps`` steps), each at ``--rate`` moves/s, a fresh server per run; a
@@ -89,6 +97,7 @@ import multiprocessing as mp
 import os
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -99,7 +108,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import profile_share
+from bench import cpu_share, profile_share
 from bench.openloop import Plan, raise_fd_limit
 from bench.openloop import worker as openloop_worker
 from bench.serve import BenchServer, gauge_s
@@ -222,9 +231,11 @@ def checkout(commit: str) -> tuple[Path, str]:
 # ---------------------------------------------------------------------- one run
 
 
-def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: int, args: argparse.Namespace) -> dict:
+def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: int, args: argparse.Namespace,
+          shares_path: Path | None = None) -> dict:
     """Play ``rooms`` rooms against the server at ``url`` from ``--procs`` client processes;
-    the figures of the measured window."""
+    the figures of the measured window. ``shares_path``: the server runs through
+    ``bench/cpu_share.py`` and writes there when signalled at the window's start and end."""
     ctx = mp.get_context("fork")
     procs_n = max(1, min(args.procs, rooms))
     barrier = ctx.Barrier(procs_n + 1)
@@ -260,12 +271,16 @@ def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: in
         time.sleep(max(0.0, (warm_ns - time.monotonic_ns()) / 1e9))
         t0 = time.monotonic()
         cpu0 = (cpu_s(pid), cpu_s(redis_pid), sum(cpu_s(p.pid) or 0.0 for p in procs))
+        if shares_path is not None and pid:
+            os.kill(int(str(pid).split(",")[0]), signal.SIGUSR1)
         profiling = None
         if args.profile and kind == "ours" and pid:
             out = ROOT / "bench" / "out" / f"profile-{kind}-{rooms}-{os.getpid()}.raw"
             profiling = (profile_share.start(int(str(pid).split(",")[0]), args.duration, out), out)
         time.sleep(max(0.0, (end_ns - time.monotonic_ns()) / 1e9))
         cpu1 = (cpu_s(pid), cpu_s(redis_pid), sum(cpu_s(p.pid) or 0.0 for p in procs))
+        if shares_path is not None and pid:
+            os.kill(int(str(pid).split(",")[0]), signal.SIGUSR1)
         wall = time.monotonic() - t0
         profile = profile_share.finish(*profiling) if profiling else None
         rss1 = rss_mb(pid)
@@ -326,7 +341,22 @@ def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: in
         "rss0": rss0, "rss1": rss1,
         "p99_5s": [percentile(sorted(windows[k]), 99) for k in sorted(windows)],
         "profile": profile,
+        "cpu_shares": window_shares(shares_path),
     }
+
+
+def window_shares(path: Path | None) -> dict[str, float] | None:
+    """The pieces' shares of the app's CPU over the window (the server writes its second line
+    when it next runs Python after the signal: wait for it, bounded)."""
+    if path is None:
+        return None
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        found = cpu_share.shares(str(path))
+        if found is not None:
+            return found
+        time.sleep(0.1)
+    return None
 
 
 def run_target(target: Target, rooms: int, args: argparse.Namespace) -> dict:
@@ -340,8 +370,13 @@ def run_target(target: Target, rooms: int, args: argparse.Namespace) -> dict:
         figs = drive(target.kind, target.url, target.pid, target.redis_pid, rooms, args)
         figs["label"] = target.label
         return figs
-    with BenchServer(env, root=target.root, data_parent=target.data_parent, baseline=target.kind == "baseline") as server:
-        figs = drive(target.kind, server.url, server.pid_list, server.valkey_pid, rooms, args)
+    shares = args.cpu_shares and target.kind == "ours"
+    if shares and env.get("WORKERS", "1") != "1":
+        raise SystemExit("--cpu-shares measures one app process: not with WORKERS > 1")
+    with BenchServer(env, root=target.root, data_parent=target.data_parent, baseline=target.kind == "baseline",
+                     cpu_shares=shares) as server:
+        figs = drive(target.kind, server.url, server.pid_list, server.valkey_pid, rooms, args,
+                     server.cpu_shares_path)
         figs["served_by"] = (f"{'bench/baseline_app.py' if target.kind == 'baseline' else 'python -m server'} "
                              f"in {server.root if target.kind == 'ours' else 'this tree'}, pid(s) {server.pid_list}, "
                              f"data in {server.data_dir}")
@@ -398,6 +433,10 @@ def print_run(f: dict, args: argparse.Namespace) -> None:
         print("\n".join(f["profile"].lines()))
         print("  NOTE: py-spy sampled this run: its latency and CPU figures include the sampler's cost; take the "
               "ratios from a run without --profile")
+    if f.get("cpu_shares") is not None:
+        print("\n".join(cpu_share.lines(f["cpu_shares"])))
+        print("  NOTE: the clock reads cost a little CPU (bench/cpu_share.py); take the ratios from a run without "
+              "--cpu-shares")
     sys.stdout.flush()
 
 
@@ -449,7 +488,9 @@ def build_targets(args: argparse.Namespace, with_baseline: bool) -> tuple[list[T
         targets = [Target(f"ours@{here}", "ours", ROOT, TMPFS)]
         if args.disk:
             targets.append(Target(f"ours@{here}{DISK}", "ours", ROOT, None))
-        if args.compare:
+        if args.compare and Path(args.compare).is_dir():  # a tree on disk (say, a scratch build), as it is
+            targets.append(Target(f"{args.compare}", "ours", Path(args.compare).resolve(), TMPFS))
+        elif args.compare:
             where, sha = checkout(args.compare)
             temp.append(where)
             targets.append(Target(f"{args.compare}@{sha}", "ours", where, TMPFS))
@@ -644,7 +685,11 @@ def main() -> None:
     ap.add_argument("--disk", action="store_true", help="also run ours with its data on the disk")
     ap.add_argument("--profile", action="store_true",
                     help="play: sample ours with py-spy over the window and print where its CPU went (bench/profile_share.py)")
-    ap.add_argument("--compare", metavar="COMMIT", help="also run this commit's server, alternating")
+    ap.add_argument("--cpu-shares", action="store_true",
+                    help="play: run ours through bench/cpu_share.py and print each piece's share of its CPU "
+                         "by the thread's CPU clock")
+    ap.add_argument("--compare", metavar="COMMIT", help="also run this commit's server (or the tree in this "
+                    "directory, as it is), alternating")
     ap.add_argument("--repeat", type=int, default=1, help="play: rounds (each runs every target once)")
     ap.add_argument("--no-baseline", action="store_true", help="play: skip the baseline (no ratio)")
     ap.add_argument("--step", type=int, default=100, help="ceiling: rooms added per step")

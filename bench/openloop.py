@@ -22,8 +22,9 @@ applied it, and no move of ours is still uncommitted); otherwise the slot waits 
 queue ("late") and is sent the moment the mover is ready, its latency still counted from the
 slot. (Timers are armed 1 ms early, see ``TIMER_EARLY_NS``; a move sent before its slot has
 its latency counted from when it was sent.) A game that ends is replaced by its rematch
-(``POST .../rematch``: same players, seats swapped), whose 2 + K sockets are opened before the
-old ones are closed; that HTTP call and those handshakes are part of our server's load
+(``POST .../rematch`` by one player, then the other: same players, seats swapped), whose
+2 + K sockets are opened before the old ones are closed; those HTTP calls and handshakes are
+part of our server's load
 (``restarts``). The room's timetable goes on meanwhile: slots that come while it is replaced
 wait for the new game (``across_restart``; at 1 move/s per room the replacement is normally
 done long before the room's next slot), and so do slots queued when the game ended, so a
@@ -353,7 +354,10 @@ class OpenLoopClient:
             while room.moves and time.monotonic() < deadline:  # the last move's pushes
                 await asyncio.sleep(0.005)
             assert room.tokens is not None
+            # a rematch is offered by one player and accepted by the other (the accept makes it)
             fresh = await self.api.rematch(room.tokens[0], room.id)
+            if fresh.get("offered"):
+                fresh = await self.api.rematch(room.tokens[1], room.id)
             tokens = [room.tokens[1], room.tokens[0]]  # seats swapped
             conns = await self.open_conns(room, fresh["id"], tokens, room.gen + 1)
         except Exception:

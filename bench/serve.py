@@ -82,7 +82,8 @@ class BenchServer:
 
     def __init__(self, env: dict[str, str] | None = None, *, keep_data: bool = False,
                  prefix: str = "mineduel-bench-", start_timeout_s: float = 60.0,
-                 root: Path | None = None, data_parent: str | None = None, baseline: bool = False) -> None:
+                 root: Path | None = None, data_parent: str | None = None, baseline: bool = False,
+                 cpu_shares: bool = False) -> None:
         self.env = {**BENCH_ENV, **(env or {})}
         self.keep_data = keep_data
         self.prefix = prefix
@@ -95,6 +96,10 @@ class BenchServer:
         ``/dev/shm`` puts Valkey's AOF and its fsyncs on tmpfs)."""
         self.baseline = baseline
         """Run ``bench/baseline_app.py`` (of this tree) instead: the fan-out app, no Valkey."""
+        self.cpu_shares = cpu_shares
+        """Run the server through ``bench/cpu_share.py`` (a CPU clock around a few functions);
+        ``cpu_shares_path`` is then where it writes on SIGUSR1."""
+        self.cpu_shares_path: Path | None = None
         self.process: subprocess.Popen[bytes] | None = None
         self.data_dir: Path | None = None
         self.log_path: Path | None = None
@@ -115,6 +120,10 @@ class BenchServer:
             cwd = ROOT
         else:
             command = [sys.executable, "-m", "server"]
+            if self.cpu_shares:
+                self.cpu_shares_path = self.data_dir / "cpu-shares.jsonl"
+                command = [sys.executable, str(ROOT / "bench" / "cpu_share.py")]
+                env["MINEDUEL_CPU_SHARES"] = str(self.cpu_shares_path)
             env["PYTHONPATH"] = str(self.root)
             cwd = self.root
         self.log_path = self.data_dir / "server.log"

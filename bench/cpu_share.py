@@ -1,0 +1,118 @@
+"""The app's CPU by piece under load, from the thread's CPU clock: ``python -m server`` with a
+clock read around a few named functions.
+
+Why not only py-spy (:mod:`bench.profile_share`): py-spy keeps a sample when the thread is
+*runnable*, not only when it is on a CPU. On the 2-CPU machines four busy processes (the app,
+Valkey, two client processes) share two CPUs, and a process that wakes another by writing to
+its socket is often preempted right there; those waits land on the write lines of its profile
+and inflate the denominator. Measured in one run: the auto-reveal was 10.7% of py-spy's samples
+and 13.7% of the app's CPU by this clock; ``perf`` put the kernel at 19% of the app's CPU where
+py-spy had 39% of its samples on the socket writes and the event loop's own code.
+
+This launcher wraps each function of :data:`PIECES` (those the tree under test has) with
+``time.thread_time_ns()`` before and after, and runs the server's own ``main()``. On SIGUSR1
+it appends one JSON line to ``$MINEDUEL_CPU_SHARES``: the process's CPU so far and the CPU
+spent inside each piece. ``bench/load.py play --cpu-shares`` signals it at the start and the end
+of the window and prints each piece's share of the app's CPU in between. The cost: two clock
+reads per wrapped call (a syscall each, about a microsecond per move in all), counted in the
+run's own CPU figures, so take the ratios from a run without ``--cpu-shares``.
+
+    PYTHONPATH=<tree> python bench/cpu_share.py          # what bench/serve.py runs for it
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+PIECES: tuple[tuple[str, str, str, str], ...] = (
+    # (name, module, attribute path, what it is); a wrapper is outside the ones listed after it
+    ("decide", "server.store.service", "decide", "the room core: the duel copied, the move applied, the new Room"),
+    ("auto-reveal", "engine.duel", "Duel._auto_reveal", "  the deduction auto-reveal"),
+    ("stored form", "server.store.stored_form", "StoredForm.pack", "the stored room packed"),
+    ("fan-out", "server.store.room_feed", "RoomFeed.on_commit", "a commit's frames rendered and pushed"),
+)
+ENV = "MINEDUEL_CPU_SHARES"
+
+
+def _wrap(fn: Callable[..., Any], totals: dict[str, int], name: str) -> Callable[..., Any]:
+    clock = time.thread_time_ns
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        started = clock()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            totals[name] += clock() - started
+
+    return timed
+
+
+def install(totals: dict[str, int]) -> list[str]:
+    """Wrap every piece the tree has; the names of those wrapped."""
+    wrapped = []
+    for name, module_name, path, _what in PIECES:
+        try:
+            owner: Any = importlib.import_module(module_name)
+            *parents, attr = path.split(".")
+            for part in parents:
+                owner = getattr(owner, part)
+            fn = getattr(owner, attr)
+        except (ImportError, AttributeError):
+            continue
+        totals[name] = 0
+        setattr(owner, attr, _wrap(fn, totals, name))
+        wrapped.append(name)
+    return wrapped
+
+
+def shares(path: str) -> dict[str, float] | None:
+    """Each piece's per cent of the process's CPU between the first two lines of ``path``."""
+    try:
+        with open(path) as fh:
+            lines = [json.loads(line) for line in fh if line.strip()]
+    except (OSError, ValueError):
+        return None
+    if len(lines) < 2:
+        return None
+    a, b = lines[0], lines[1]
+    cpu = b["process"] - a["process"]
+    if cpu <= 0:
+        return None
+    return {name: 100 * (b["pieces"][name] - a["pieces"][name]) / cpu for name in a["pieces"]}
+
+
+def lines(found: dict[str, float]) -> list[str]:
+    out = ["  CPU by piece (the thread's CPU clock inside each function / the app's CPU, over the window):"]
+    for name, _module, path, what in PIECES:
+        if name in found:
+            out.append(f"    {found[name]:5.1f}%  {name:<12} {what} ({path})")
+    return out
+
+
+def main() -> int:
+    # this file's folder (bench/) must not shadow the tree's packages (bench/engine.py)
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    totals: dict[str, int] = {}
+    install(totals)
+    out = os.environ[ENV]
+
+    def dump(_signum: int, _frame: object) -> None:
+        with open(out, "a") as fh:
+            fh.write(json.dumps({"process": time.process_time_ns(), "pieces": totals}) + "\n")
+
+    signal.signal(signal.SIGUSR1, dump)
+    from server.__main__ import main as serve
+
+    return serve([])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
