@@ -21,6 +21,13 @@ shared: the minimum is the code's cost).  Automatic garbage collection is off wh
 in the server (server/gc_policy.py runs it on a timer).  Per call: median, p99, mean, total,
 and the ratio of the totals (= of the means: the auto-reveal per move averaged over whole
 games, moves without one, wrong marks, counting zero on both sides).
+
+``--interleave N`` also replays N games through ``Duel.copy`` + ``Duel.apply`` (the server's
+path, each game with its own reveal cache) and times the auto-reveal per move with the games
+played one after another and interleaved one move at a time: the second is what a server with
+many rooms sees, each room's cached positions gone cold since its last move.
+
+    python bench/reveal.py --games 10 --workloads explore --interleave 500
 """
 
 from __future__ import annotations
@@ -95,6 +102,74 @@ def time_game(calls: list[tuple], repeats: int) -> tuple[list[int], list[int]]:
     return best_u, best_c
 
 
+def game_moves(kind: str, seed: int) -> list[tuple]:
+    """(seat, move) of every move one game of ``positions`` plays, refused ones left out."""
+    rng = random.Random(f"{kind}-{seed}")
+    duel = Duel.new(rng, "brettspielnetz", first=0)
+    played = []
+    for _ in range(800):
+        if duel.outcome is not None:
+            break
+        seat = duel.to_move
+        move = next_move(duel, kind, rng)
+        try:
+            duel.apply(seat, move)
+        except IllegalMove:
+            continue
+        played.append((seat, move))
+    return played
+
+
+def replay_ns(kind: str, seeds: list[int], games: list[list[tuple]], interleaved: bool) -> tuple[int, int]:
+    """Every game replayed through ``Duel.copy`` + ``Duel.apply`` (the server's way, each game
+    with its own reveal cache), one game after another or one move of each game in turn;
+    returns (nanoseconds inside ``Duel._auto_reveal``, moves)."""
+    spent = [0]
+    real = Duel._auto_reveal
+    clock = time.perf_counter_ns
+
+    def timed(self, *args):  # noqa: ANN001, ANN202
+        t0 = clock()
+        try:
+            return real(self, *args)
+        finally:
+            spent[0] += clock() - t0
+
+    duels = [Duel.new(random.Random(f"{kind}-{seed}"), "brettspielnetz", first=0) for seed in seeds]
+    order = ([(g, i) for g, moves in enumerate(games) for i in range(len(moves))] if not interleaved else
+             [(g, i) for i in range(max(map(len, games), default=0)) for g in range(len(games)) if i < len(games[g])])
+    Duel._auto_reveal = timed
+    try:
+        for g, i in order:
+            seat, move = games[g][i]
+            duel = duels[g].copy()
+            duel.apply(seat, move)
+            duels[g] = duel
+    finally:
+        Duel._auto_reveal = real
+    return spent[0], len(order)
+
+
+def cold_figures(kind: str, seed: int, n: int, repeats: int) -> str:
+    """The auto-reveal per move with ``n`` games played one after another, and interleaved (a
+    room's data goes cold between its moves, as with many rooms on a server)."""
+    seeds = [seed * 100003 + g for g in range(n)]
+    games = [game_moves(kind, s) for s in seeds]
+    out = []
+    for interleaved in (False, True):
+        best = None
+        for _ in range(repeats):
+            gc.collect()
+            gc.disable()
+            try:
+                ns, moves = replay_ns(kind, seeds, games, interleaved)
+            finally:
+                gc.enable()
+            best = ns / moves if best is None else min(best, ns / moves)
+        out.append(f"{'interleaved' if interleaved else 'one by one'} {fmt(best)}")
+    return f"  the auto-reveal per move through Duel.apply, {n} games: " + ", ".join(out) + f" (best of {repeats})"
+
+
 def pct(sorted_ns: list[int], q: float) -> int:
     return sorted_ns[min(len(sorted_ns) - 1, int(q * len(sorted_ns)))]
 
@@ -151,6 +226,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeats", type=int, default=3, help="timed passes per game (fastest counts)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workloads", default=",".join(WORKLOADS), help=f"comma-separated, of {', '.join(WORKLOADS)}")
+    ap.add_argument("--interleave", type=int, default=0, metavar="N",
+                    help="also replay N games through Duel.apply one by one and interleaved (cold data)")
     args = ap.parse_args(argv)
     print(f"# reveal bench  {time.strftime('%Y-%m-%d %H:%M')}  {machine()}")
     print(f"# {' '.join([Path(sys.argv[0]).name] + (argv if argv is not None else sys.argv[1:]))}")
@@ -180,6 +257,8 @@ def main(argv: list[str] | None = None) -> None:
               f"median {statistics.median(all_u) / statistics.median(all_c):.2f}, "
               f"p99 {pct(sorted(all_u), 0.99) / pct(sorted(all_c), 0.99):.2f}")
         print(f"  a game's cache during play: {cache_memory(games)}; load average at end {load()}")
+        if args.interleave:
+            print(cold_figures(kind, args.seed, args.interleave, args.repeats))
 
 
 if __name__ == "__main__":
