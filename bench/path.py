@@ -92,24 +92,16 @@ def plan_games(kind: str, rooms: int, seed: int) -> list[list[tuple[int, bytes]]
     import msgpack
 
     # beside this script (not bench.workloads: --root puts another checkout first on sys.path)
-    from workloads import next_move
+    from workloads import play
 
-    from engine import Duel, IllegalMove, Mark
+    from engine import Duel, Mark
 
     plans = []
     for i in range(rooms):
         duel = Duel.new(random.Random(f"setup-{seed}-{i}"), "brettspielnetz", first=0)
         rng = random.Random(f"{kind}-{seed}-{i}")
         moves: list[tuple[int, bytes]] = []
-        for _ in range(MAX_MOVES):
-            if duel.outcome is not None:
-                break
-            seat = duel.to_move
-            move = next_move(duel, kind, rng)
-            try:
-                duel.apply(seat, move)
-            except IllegalMove:  # (a seat's own wrong mark: it is hidden to the public)
-                continue
+        for seat, move in play(duel, kind, rng, MAX_MOVES):
             action = "mark" if isinstance(move, Mark) else "explore"
             frame = msgpack.packb({"t": "move", "v": 1 + len(moves), "action": action, "cell": list(move.cell)})
             moves.append((seat, frame))

@@ -46,8 +46,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.workloads import next_move  # noqa: E402
-from engine import Duel, IllegalMove, deduce  # noqa: E402
+from bench.workloads import play  # noqa: E402
+from engine import Duel, deduce  # noqa: E402
 from engine.deduce import RevealCache, revealable  # noqa: E402
 
 WORKLOADS = ("random", "explore", "bot")
@@ -66,15 +66,8 @@ def positions(kind: str, seed: int) -> list[tuple]:
 
     deduce.revealable = record
     try:
-        for _ in range(800):  # bounded, refused moves included
-            if duel.outcome is not None:
-                break
-            seat = duel.to_move
-            move = next_move(duel, kind, rng)
-            try:
-                duel.apply(seat, move)
-            except IllegalMove:
-                continue
+        for _ in play(duel, kind, rng, 800):
+            pass
     finally:
         deduce.revealable = real
     return asked
@@ -105,19 +98,7 @@ def time_game(calls: list[tuple], repeats: int) -> tuple[list[int], list[int]]:
 def game_moves(kind: str, seed: int) -> list[tuple]:
     """(seat, move) of every move one game of ``positions`` plays, refused ones left out."""
     rng = random.Random(f"{kind}-{seed}")
-    duel = Duel.new(rng, "brettspielnetz", first=0)
-    played = []
-    for _ in range(800):
-        if duel.outcome is not None:
-            break
-        seat = duel.to_move
-        move = next_move(duel, kind, rng)
-        try:
-            duel.apply(seat, move)
-        except IllegalMove:
-            continue
-        played.append((seat, move))
-    return played
+    return list(play(Duel.new(rng, "brettspielnetz", first=0), kind, rng, 800))
 
 
 def replay_ns(kind: str, seeds: list[int], games: list[list[tuple]], interleaved: bool) -> tuple[int, int]:

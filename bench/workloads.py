@@ -13,6 +13,7 @@ The engine is imported when a move is asked for, not when this module loads:
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -27,3 +28,20 @@ def next_move(duel: Any, kind: str, rng: random.Random) -> Any:
     hidden = [(r, c) for r in range(11) for c in range(11) if duel.is_hidden((r, c))]  # the 11x11 board both play
     cell = rng.choice(hidden)
     return Mark(cell) if kind == "random" and rng.random() < 0.4 else Explore(cell)
+
+
+def play(duel: Any, kind: str, rng: random.Random, limit: int) -> Iterator[tuple[int, Any]]:
+    """Play ``duel`` with ``kind``'s moves to its end (at most ``limit`` tries, refused ones
+    included), yielding each applied move as ``(seat, move)``."""
+    from engine import IllegalMove
+
+    for _ in range(limit):
+        if duel.outcome is not None:
+            return
+        seat = duel.to_move
+        move = next_move(duel, kind, rng)
+        try:
+            duel.apply(seat, move)
+        except IllegalMove:  # (a seat's own wrong mark: it is hidden to the public)
+            continue
+        yield seat, move
