@@ -5,9 +5,10 @@ Why not only py-spy (:mod:`bench.profile_share`): py-spy keeps a sample when the
 *runnable*, not only when it is on a CPU. On the 2-CPU machines four busy processes (the app,
 Valkey, two client processes) share two CPUs, and a process that wakes another by writing to
 its socket is often preempted right there; those waits land on the write lines of its profile
-and inflate the denominator. Measured in one run: the auto-reveal was 10.7% of py-spy's samples
-and 13.7% of the app's CPU by this clock; ``perf`` put the kernel at 19% of the app's CPU where
-py-spy had 39% of its samples on the socket writes and the event loop's own code.
+and inflate the denominator. In one sitting (docs/PERFORMANCE.md, ninth session) the auto-reveal
+was 10.1% of py-spy's samples and 12.1-12.3% of the app's CPU by this clock; ``perf`` put the
+kernel at 19% of the app's CPU where py-spy had 39% of its samples on the socket writes and
+the event loop's own code.
 
 This launcher wraps each function of :data:`PIECES` (those the tree under test has) with
 ``time.thread_time_ns()`` before and after, and runs the server's own ``main()``. On SIGUSR1
