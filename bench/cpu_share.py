@@ -55,9 +55,9 @@ def _wrap(fn: Callable[..., Any], totals: dict[str, int], name: str) -> Callable
     return timed
 
 
-def install(totals: dict[str, int]) -> list[str]:
-    """Wrap every piece the tree has; the names of those wrapped."""
-    wrapped = []
+def install(totals: dict[str, int]) -> None:
+    """Wrap every piece the tree has (an older tree may lack some); ``totals`` gets a counter
+    for each piece wrapped."""
     for name, module_name, path, _what in PIECES:
         try:
             owner: Any = importlib.import_module(module_name)
@@ -69,8 +69,6 @@ def install(totals: dict[str, int]) -> list[str]:
             continue
         totals[name] = 0
         setattr(owner, attr, _wrap(fn, totals, name))
-        wrapped.append(name)
-    return wrapped
 
 
 def shares(path: str) -> dict[str, float] | None:

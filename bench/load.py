@@ -269,18 +269,19 @@ def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: in
         warm_ns = start_ns + int(args.warmup * 1e9)
         end_ns = warm_ns + int(args.duration * 1e9)
         time.sleep(max(0.0, (warm_ns - time.monotonic_ns()) / 1e9))
+        app_pid = int(str(pid).split(",")[0]) if pid else None  # the first app process
         t0 = time.monotonic()
         cpu0 = (cpu_s(pid), cpu_s(redis_pid), sum(cpu_s(p.pid) or 0.0 for p in procs))
-        if shares_path is not None and pid:
-            os.kill(int(str(pid).split(",")[0]), signal.SIGUSR1)
+        if shares_path is not None and app_pid:
+            os.kill(app_pid, signal.SIGUSR1)
         profiling = None
-        if args.profile and kind == "ours" and pid:
+        if args.profile and kind == "ours" and app_pid:
             out = ROOT / "bench" / "out" / f"profile-{kind}-{rooms}-{os.getpid()}.raw"
-            profiling = (profile_share.start(int(str(pid).split(",")[0]), args.duration, out), out)
+            profiling = (profile_share.start(app_pid, args.duration, out), out)
         time.sleep(max(0.0, (end_ns - time.monotonic_ns()) / 1e9))
         cpu1 = (cpu_s(pid), cpu_s(redis_pid), sum(cpu_s(p.pid) or 0.0 for p in procs))
-        if shares_path is not None and pid:
-            os.kill(int(str(pid).split(",")[0]), signal.SIGUSR1)
+        if shares_path is not None and app_pid:
+            os.kill(app_pid, signal.SIGUSR1)
         wall = time.monotonic() - t0
         profile = profile_share.finish(*profiling) if profiling else None
         rss1 = rss_mb(pid)
