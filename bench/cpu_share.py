@@ -19,6 +19,10 @@ reads per wrapped call (a syscall each, about a microsecond per move in all), co
 run's own CPU figures, so take the ratios from a run without ``--cpu-shares``.
 
     PYTHONPATH=<tree> python bench/cpu_share.py          # what bench/serve.py runs for it
+
+``MINEDUEL_CPU_PIECES=reveal`` (``load.py ... --cpu-shares --env MINEDUEL_CPU_PIECES=reveal``)
+also times the auto-reveal's own steps (:data:`REVEAL_PIECES`), and every piece's line says
+its microseconds per call.
 """
 
 from __future__ import annotations
@@ -39,10 +43,25 @@ PIECES: tuple[tuple[str, str, str, str], ...] = (
     ("stored form", "server.store.stored_form", "StoredForm.pack", "the stored room packed"),
     ("fan-out", "server.store.room_feed", "RoomFeed.on_commit", "a commit's frames rendered and pushed"),
 )
+REVEAL_PIECES: tuple[tuple[str, str, str, str], ...] = (
+    # the auto-reveal's own steps (engine/reveal_cache.py), with MINEDUEL_CPU_PIECES=reveal
+    ("extension", "engine.reveal_cache", "Extension.revealable", "    the position solved and its answer"),
+    ("extend", "engine.reveal_cache", "_extend", "      a position extended (all below)"),
+    ("component", "engine.reveal_cache", "RevealCache._component", "        a component solved afresh"),
+    ("derive", "engine.reveal_cache", "_derive", "        a component derived from its parts"),
+    ("combine", "engine.reveal_cache", "_combine", "        the components' mine counts combined"),
+    ("restrict", "engine.component", "_Comp.rest", "        a component restricted to its counts"),
+    ("seen", "engine.restriction", "_Rest.seen", "        what a cell sees of a component"),
+    ("several", "engine.reveal_cache", "_several_vary", "        a verdict over several varying parts"),
+    ("answer", "engine.reveal_cache", "_State.answer", "      the found cells as a dict"),
+)
 ENV = "MINEDUEL_CPU_SHARES"
+SET_ENV = "MINEDUEL_CPU_PIECES"
+"""``reveal``: also time :data:`REVEAL_PIECES` (each clock read costs about a microsecond, so
+the outer pieces' shares grow by the inner ones' reads)."""
 
 
-def _wrap(fn: Callable[..., Any], totals: dict[str, int], name: str) -> Callable[..., Any]:
+def _wrap(fn: Callable[..., Any], totals: dict[str, int], calls: dict[str, int], name: str) -> Callable[..., Any]:
     clock = time.thread_time_ns
 
     def timed(*args: Any, **kwargs: Any) -> Any:
@@ -51,14 +70,19 @@ def _wrap(fn: Callable[..., Any], totals: dict[str, int], name: str) -> Callable
             return fn(*args, **kwargs)
         finally:
             totals[name] += clock() - started
+            calls[name] += 1
 
     return timed
 
 
-def install(totals: dict[str, int]) -> None:
-    """Wrap every piece the tree has (an older tree may lack some); ``totals`` gets a counter
-    for each piece wrapped."""
-    for name, module_name, path, _what in PIECES:
+def pieces(which: str = "") -> tuple[tuple[str, str, str, str], ...]:
+    return PIECES + REVEAL_PIECES if which == "reveal" else PIECES
+
+
+def install(totals: dict[str, int], calls: dict[str, int], which: str = "") -> None:
+    """Wrap every piece the tree has (an older tree may lack some); ``totals`` and ``calls``
+    get a counter for each piece wrapped."""
+    for name, module_name, path, _what in pieces(which):
         try:
             owner: Any = importlib.import_module(module_name)
             *parents, attr = path.split(".")
@@ -67,12 +91,13 @@ def install(totals: dict[str, int]) -> None:
             fn = getattr(owner, attr)
         except (ImportError, AttributeError):
             continue
-        totals[name] = 0
-        setattr(owner, attr, _wrap(fn, totals, name))
+        totals[name] = calls[name] = 0
+        setattr(owner, attr, _wrap(fn, totals, calls, name))
 
 
 def shares(path: str) -> dict[str, float] | None:
-    """Each piece's per cent of the process's CPU between the first two lines of ``path``."""
+    """Each piece's per cent of the process's CPU between the first two lines of ``path``, and
+    (as ``<piece> us``) its microseconds per call."""
     try:
         with open(path) as fh:
             lines = [json.loads(line) for line in fh if line.strip()]
@@ -84,14 +109,21 @@ def shares(path: str) -> dict[str, float] | None:
     cpu = b["process"] - a["process"]
     if cpu <= 0:
         return None
-    return {name: 100 * (b["pieces"][name] - a["pieces"][name]) / cpu for name in a["pieces"]}
+    found = {name: 100 * (b["pieces"][name] - a["pieces"][name]) / cpu for name in a["pieces"]}
+    for name in a.get("calls", {}):
+        n = b["calls"][name] - a["calls"][name]
+        if n:
+            found[f"{name} us"] = (b["pieces"][name] - a["pieces"][name]) / n / 1000
+    return found
 
 
 def lines(found: dict[str, float]) -> list[str]:
     out = ["  CPU by piece (the thread's CPU clock inside each function / the app's CPU, over the window):"]
-    for name, _module, path, what in PIECES:
+    for name, _module, path, what in pieces("reveal"):
         if name in found:
-            out.append(f"    {found[name]:5.1f}%  {name:<12} {what} ({path})")
+            per_call = found.get(f"{name} us")
+            each = f", {per_call:.1f} us a call" if per_call is not None else ""
+            out.append(f"    {found[name]:5.1f}%  {name:<12} {what} ({path}{each})")
     return out
 
 
@@ -100,12 +132,13 @@ def main() -> int:
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
     totals: dict[str, int] = {}
-    install(totals)
+    calls: dict[str, int] = {}
+    install(totals, calls, os.environ.get(SET_ENV, ""))
     out = os.environ[ENV]
 
     def dump(_signum: int, _frame: object) -> None:
         with open(out, "a") as fh:
-            fh.write(json.dumps({"process": time.process_time_ns(), "pieces": totals}) + "\n")
+            fh.write(json.dumps({"process": time.process_time_ns(), "pieces": totals, "calls": calls}) + "\n")
 
     signal.signal(signal.SIGUSR1, dump)
     from server.__main__ import main as serve
