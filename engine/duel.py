@@ -203,9 +203,13 @@ class Duel:
         """Derived forms of ``lines`` and ``log`` (views' move lists, the stored form), converted
         once per item; not game state. Shared by the copies of this duel (they share those
         items), so it lives exactly as long as the game's objects do."""
-        self.reveal_cache = deduce.RevealCache()
+        self.reveal_cache = deduce.RevealCache(components=4)
         """The deduction auto-reveal's solved positions (engine/reveal_cache.py), so each move
-        re-solves only what it changed; not game state. Shared like ``memo``."""
+        re-solves only what it changed; not game state. Shared like ``memo``.
+
+        Room for four components solved (not sixteen): a component the cache lets go is freed
+        then, and the fewer it holds, the sooner, before its memory goes cold (a component
+        recurs rarely in a duel; docs/PERFORMANCE.md, tenth session)."""
         self._solved = None
         """The reveal cache's solved position of this duel's last auto-reveal (``None``: not
         known, e.g. decoded): the next one extends it (``RevealCache.extending``). Not game

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
+from itertools import islice
 
 from .component import _Comp, _derive
 from .deduce import _bits, _geometry
@@ -137,7 +138,7 @@ class RevealCache:
         if last is not None and last.key == key and not last.vis & ~vis:
             pn = last.nnum
             # A duel adds its numbers at the end of its dict: the parent's usually come first.
-            if pn <= n and keys[:pn] == last.keys and values[:pn] == last.values:
+            if pn <= n and keys[:pn] == last.keys[:pn] and values[:pn] == last.values[:pn]:
                 parent = last
                 tail = list(zip(keys[pn:], values[pn:]))
         if parent is None:
@@ -180,10 +181,27 @@ class RevealCache:
         state.nnum = n
         state.values = values
         state.vis_cells = vis_cells
+        self._keep(state)
+        return state
+
+    def _keep(self, state: _State, parent: _State | None = None) -> None:
+        """Hold ``state`` as the latest position, the oldest dropped when full; in place of
+        ``parent``, the position an :class:`Extension` extended, if that is the latest held.
+
+        Why the parent: dropping the oldest of four positions freed one solved three moves
+        earlier, whose memory had gone cold meanwhile (with the components only it held), and
+        freeing it touched all of it again; the parent is dropped while it is still in the
+        CPU's caches (docs/PERFORMANCE.md, tenth session). Only for an extension: another
+        copy of the parent extends it through its own ``Extension`` (``Duel._solved``), never
+        through this list; a position found here (a decoded version) may have siblings that
+        need it."""
+        states = self._states
+        if parent is not None and states and states[-1] is parent:
+            states[-1] = state
+            return
         if len(states) >= self._state_limit:
             del states[0]
         states.append(state)
-        return state
 
     def _solve_from(self, ext: Extension, width, height, total_mines, numbers, visible_mines) -> _State:
         """:meth:`_solve` for an :class:`Extension`: the new items are ``ext.base``'s revealed
@@ -233,8 +251,11 @@ class RevealCache:
         state = _extend(self, geo, board[2], base, new, vis, total_mines)
         if tail:  # the numbers' keys and values in the order the caller added them
             cells = geo.cells
-            keys = base.keys.copy()
-            values = base.values.copy()
+            keys = base.keys
+            values = base.values
+            if len(keys) != base.nnum:  # another position extended the base already (see _State)
+                keys = keys[:base.nnum]
+                values = values[:base.nnum]
             for i, v in tail:
                 keys.append(cells[i])
                 values.append(v)
@@ -244,10 +265,7 @@ class RevealCache:
             state.keys, state.values = base.keys, base.values
         state.nnum = base.nnum + len(tail)
         state.vis_cells = vis_cells
-        states = self._states
-        if len(states) >= self._state_limit:
-            del states[0]
-        states.append(state)
+        self._keep(state, base)
         return state
 
     def _component(self, cons: tuple) -> _Comp:
@@ -314,7 +332,14 @@ class Extension:
 
 
 class _State:
-    """One solved position; never changed once made (copies of a duel share them)."""
+    """One solved position; never changed once made (copies of a duel share them).
+
+    ``keys`` and ``values``: the position's numbers (cells, values) in the caller's order are
+    the first ``nnum`` items of these lists, which a position shares with the positions that
+    extend it: the first one to extend it appends to them, a later one copies its prefix.
+    Why: copying them for every move (two lists of up to ~100 items, touching every item) cost
+    about 5 of the auto-reveal's ~76 us under load, memory gone cold since the room's last move
+    (docs/PERFORMANCE.md, tenth session)."""
 
     __slots__ = (
         "key", "_numbers", "nummask", "vis", "safe", "mine", "unknown", "rem",
@@ -338,7 +363,8 @@ class _State:
         st.safe_all = 0
         st.reveal = {}
         st.global_dep = 0
-        st.keys = st.values = []
+        st.keys = []
+        st.values = []
         st.nnum = 0
         st.vis_cells = ()
         return st
@@ -349,7 +375,7 @@ class _State:
         try:
             return self._numbers
         except AttributeError:
-            self._numbers = d = dict(zip(self.keys, self.values))
+            self._numbers = d = dict(zip(islice(self.keys, self.nnum), self.values))
             return d
 
     def answer(self, geo) -> dict[Cell, int]:
