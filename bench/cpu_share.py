@@ -45,7 +45,7 @@ PIECES: tuple[tuple[str, str, str, str], ...] = (
 )
 REVEAL_PIECES: tuple[tuple[str, str, str, str], ...] = (
     # the auto-reveal's own steps (engine/reveal_cache.py), with MINEDUEL_CPU_PIECES=reveal
-    ("extension", "engine.reveal_cache", "Extension.revealable", "    the position solved and its answer"),
+    ("extension", "engine.reveal_cache", "RevealCache.extend", "    the position solved and its answer"),
     ("extend", "engine.reveal_cache", "_extend", "      a position extended (all below)"),
     ("component", "engine.reveal_cache", "RevealCache._component", "        a component solved afresh"),
     ("derive", "engine.reveal_cache", "_derive", "        a component derived from its parts"),

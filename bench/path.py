@@ -62,7 +62,7 @@ STEP_TABLE = (
     ("decide", None, "core.decide: copy, apply with the auto-reveal, new Room"),
     ("copy", "decide", "Duel.copy"),
     ("apply", "decide", "Duel.apply"),
-    ("reveal", "apply", "the auto-reveal (deduce.revealable, RevealCache)"),
+    ("reveal", "apply", "the auto-reveal (Duel._auto_reveal: RevealCache)"),
     ("evolve", "decide", "Room.evolve"),
     ("stored", None, "StoredForm.pack (the stored room)"),
     ("announce", None, "RoomCache.announce"),
@@ -152,7 +152,6 @@ def install_steps(s, parts, codec) -> list[str]:  # noqa: ANN001
     """Route each step's function through ``s.step_<name>`` (functions and classes once, this
     pass's objects each time); returns the steps not found (an older checkout may lack a
     seam)."""
-    import engine.deduce as deduce_mod
     import server.edge.codec_msgpack as codec_mod
     import server.store.resp as resp_mod
     import server.store.service as service_mod
@@ -199,7 +198,7 @@ def install_steps(s, parts, codec) -> list[str]:  # noqa: ANN001
     module_attr("decide", service_mod, "decide")
     method("copy", Duel, "copy")
     method("apply", Duel, "apply")
-    module_attr("reveal", deduce_mod, "revealable")
+    method("reveal", Duel, "_auto_reveal")
     method("evolve", Room, "evolve")
     instance("stored", parts.rooms.stored, "pack")
     instance("announce", parts.cache, "announce")

@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.workloads import play  # noqa: E402
-from engine import Duel, deduce  # noqa: E402
+from engine import Duel  # noqa: E402
 from engine.deduce import RevealCache, revealable  # noqa: E402
 
 WORKLOADS = ("random", "explore", "bot")
@@ -58,18 +58,18 @@ def positions(kind: str, seed: int) -> list[tuple]:
     rng = random.Random(f"{kind}-{seed}")
     duel = Duel.new(rng, "brettspielnetz", first=0)
     asked: list[tuple] = []
-    real = deduce.revealable
+    real = RevealCache.extend
 
-    def record(width, height, total, numbers, visible, cache=None):
+    def record(cache, base, number, mine, width, height, total, numbers, visible):
         asked.append((width, height, total, dict(numbers), list(visible)))
-        return real(width, height, total, numbers, visible, cache=cache)
+        return real(cache, base, number, mine, width, height, total, numbers, visible)
 
-    deduce.revealable = record
+    RevealCache.extend = record
     try:
         for _ in play(duel, kind, rng, 800):
             pass
     finally:
-        deduce.revealable = real
+        RevealCache.extend = real
     return asked
 
 

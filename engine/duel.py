@@ -212,7 +212,7 @@ class Duel:
         recurs rarely in a duel; docs/PERFORMANCE.md, tenth session)."""
         self._solved = None
         """The reveal cache's solved position of this duel's last auto-reveal (``None``: not
-        known, e.g. decoded): the next one extends it (``RevealCache.extending``). Not game
+        known, e.g. decoded): the next one extends it (``RevealCache.extend``). Not game
         state; copies share it (positions are immutable)."""
         self._fixed: dict[str, Any] = {
             "format": SNAPSHOT_FORMAT,
@@ -427,14 +427,13 @@ class Duel:
         ``numbers`` and ``claims`` only ever grow, at their ends: the position extends the one
         solved for the last auto-reveal (``_solved``) by the cells it revealed and this move's
         ``number`` (a ``(cell, value)``) or ``mine`` (a cell), and the reveal cache is told so
-        (``RevealCache.extending``) instead of comparing everything with its positions.
+        (``RevealCache.extend``: ``deduce.revealable``'s answer) instead of comparing everything with
+        its positions.
         """
-        ext = self.reveal_cache.extending(self._solved, number, mine)
-        found = deduce.revealable(
-            self.setup.width, self.setup.height, self.setup.total_mines, self.numbers, self.claims.keys(),
-            cache=ext,
+        setup = self.setup
+        self._solved, found = self.reveal_cache.extend(
+            self._solved, number, mine, setup.width, setup.height, setup.total_mines, self.numbers, self.claims.keys()
         )
-        self._solved = ext.state
         self.numbers.update(found)
         return found
 

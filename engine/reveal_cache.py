@@ -103,6 +103,18 @@ class RevealCache:
         ``.state`` is the position solved, to pass as the next ``base``. See :class:`Extension`."""
         return Extension(self, base, number, mine)
 
+    def extend(self, base: _State | None, number: tuple[Cell, int] | None, mine: Cell | None,
+               width: int, height: int, total_mines: int, numbers: Mapping[Cell, int],
+               visible_mines: Iterable[Cell]) -> tuple[_State, dict[Cell, int]]:
+        """What ``revealable(..., cache=self.extending(base, number, mine))`` works out, as
+        ``(the position solved, the answer)``, without the stand-in between: the duel's way
+        (``Duel._auto_reveal``), once a move."""
+        if base is None:
+            state = self._solve(width, height, total_mines, numbers, visible_mines)
+        else:
+            state = self._solve_from(base, number, mine, width, height, total_mines, numbers, visible_mines)
+        return state, state.answer(self._board[1])
+
     def _solve(self, width, height, total_mines, numbers, visible_mines) -> _State:
         """The solved position of ``revealable``'s arguments (from a cached one if it can)."""
         if width.__class__ is not int or height.__class__ is not int or width <= 0 or height <= 0:
@@ -203,15 +215,13 @@ class RevealCache:
             del states[0]
         states.append(state)
 
-    def _solve_from(self, ext: Extension, width, height, total_mines, numbers, visible_mines) -> _State:
-        """:meth:`_solve` for an :class:`Extension`: the new items are ``ext.base``'s revealed
-        cells and ``ext.number``, the new visible mine ``ext.mine``; if the sizes of
-        ``numbers`` and ``visible_mines`` do not add up to that, solved as :meth:`_solve` does."""
-        base = ext.base
+    def _solve_from(self, base: _State, number, mine, width, height, total_mines, numbers, visible_mines) -> _State:
+        """:meth:`_solve` for a position known to extend ``base`` (:class:`Extension`): the new
+        items are ``base``'s revealed cells and ``number``, the new visible mine ``mine``; if the
+        sizes of ``numbers`` and ``visible_mines`` do not add up to that, solved as
+        :meth:`_solve` does."""
         board = self._board
         reveal = base.reveal
-        number = ext.number
-        mine = ext.mine
         nv = len(base.vis_cells)
         if (
             base.key != (width, height, total_mines)
@@ -317,13 +327,9 @@ class Extension:
         self.state: _State | None = None
 
     def revealable(self, width, height, total_mines, numbers, visible_mines) -> dict[Cell, int]:
-        cache = self.cache
-        if self.base is None:
-            state = cache._solve(width, height, total_mines, numbers, visible_mines)
-        else:
-            state = cache._solve_from(self, width, height, total_mines, numbers, visible_mines)
-        self.state = state
-        return state.answer(cache._board[1])
+        self.state, found = self.cache.extend(self.base, self.number, self.mine, width, height, total_mines,
+                                              numbers, visible_mines)
+        return found
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import Duel, Explore, IllegalMove, Mark, deduce
+from engine import Duel, Explore, IllegalMove, Mark
 from engine import component as cm
 from engine import restriction as rs
 from engine import reveal_cache as rc
@@ -314,17 +314,18 @@ def test_bad_limits():
 
 
 def duel_positions(seed, moves=400):
-    """(numbers, visible) of every auto-reveal of a random 11x11/15 duel, as the duel asks."""
+    """(numbers, visible) of every auto-reveal of a random 11x11/15 duel, as the duel asks
+    (``RevealCache.extend``)."""
     rng = random.Random(seed)
     duel = Duel.new(rng, "brettspielnetz", first=0)
     asked = []
-    real = deduce.revealable
+    real = RevealCache.extend
 
-    def spy(*args, **kwargs):
-        asked.append((dict(args[3]), list(args[4])))
-        return real(*args, **kwargs)
+    def spy(cache, base, number, mine, width, height, total, numbers, visible):
+        asked.append((dict(numbers), list(visible)))
+        return real(cache, base, number, mine, width, height, total, numbers, visible)
 
-    deduce.revealable = spy
+    RevealCache.extend = spy
     try:
         for _ in range(moves):
             if duel.outcome is not None:
@@ -336,7 +337,7 @@ def duel_positions(seed, moves=400):
             except IllegalMove:
                 pass
     finally:
-        deduce.revealable = real
+        RevealCache.extend = real
     return duel, asked
 
 
