@@ -203,13 +203,14 @@ class Duel:
         """Derived forms of ``lines`` and ``log`` (views' move lists, the stored form), converted
         once per item; not game state. Shared by the copies of this duel (they share those
         items), so it lives exactly as long as the game's objects do."""
-        self.reveal_cache = deduce.RevealCache(components=4)
+        self.reveal_cache = deduce.RevealCache(components=0)
         """The deduction auto-reveal's solved positions (engine/reveal_cache.py), so each move
         re-solves only what it changed; not game state. Shared like ``memo``.
 
-        Room for four components solved (not sixteen): a component the cache lets go is freed
-        then, and the fewer it holds, the sooner, before its memory goes cold (a component
-        recurs rarely in a duel; docs/PERFORMANCE.md, tenth session)."""
+        No store of solved components: a duel hardly ever asks for one again (200 explore
+        games, 10,160 auto-reveals: 3 of 5,552 components found in the store), and the store
+        kept each one alive past its position, to be freed when the store was cleared, its
+        memory cold by then (docs/PERFORMANCE.md, tenth session)."""
         self._solved = None
         """The reveal cache's solved position of this duel's last auto-reveal (``None``: not
         known, e.g. decoded): the next one extends it (``RevealCache.extend``). Not game

@@ -59,15 +59,15 @@ class RevealCache:
 
     Keeps the last ``states`` positions solved (a new one is solved from the most recent of them
     that it extends, or from scratch) and up to ``components`` solved frontier components, keyed
-    by their constraints; each store is cleared or trimmed when full.  ``stats`` counts what was
-    reused (for tests and benchmarks; it never changes an answer).
+    by their constraints (``components=0``: none); each store is cleared or trimmed when full.
+    ``stats`` counts what was reused (for tests and benchmarks; it never changes an answer).
     """
 
     __slots__ = ("_board", "_comp_limit", "_comps", "_state_limit", "_states", "stats")
 
     def __init__(self, states: int = 4, components: int = 16) -> None:
-        if states < 1 or components < 1:
-            raise ValueError("cache limits must be positive")
+        if states < 1 or components < 0:
+            raise ValueError("bad cache limits: states must be positive, components not negative")
         self._states: list[_State] = []
         self._comps: dict[tuple, _Comp] = {}
         self._state_limit = states
@@ -289,6 +289,8 @@ class RevealCache:
 
     def _store(self, cons: tuple, comp: _Comp, how: str) -> None:
         self.stats[how] += 1
+        if not self._comp_limit:
+            return
         if len(self._comps) >= self._comp_limit:
             self._comps.clear()
         self._comps[cons] = comp

@@ -135,9 +135,10 @@ def test_small_games_branching_share_one_cache(game, data):
 
 
 @slow(200)
-@given(small_games(), st.integers(1, 3), st.integers(1, 3))
+@given(small_games(), st.integers(1, 3), st.integers(0, 3))
 def test_tiny_limits_stay_exact(game, states, components):
-    """Eviction: with room for one or two positions and components, still the same answers."""
+    """Eviction: with room for one or two positions and components (or none), still the same
+    answers."""
     width, height, mines, moves = game
     cache = RevealCache(states=states, components=components)
     for numbers, visible in play_small(width, height, mines, moves):
@@ -305,7 +306,7 @@ def test_bad_limits():
     with pytest.raises(ValueError):
         RevealCache(states=0)
     with pytest.raises(ValueError):
-        RevealCache(components=0)
+        RevealCache(components=-1)
 
 
 # ---------------------------------------------------------------------------------------------
