@@ -53,16 +53,31 @@ MIN_SIDE, MAX_WIDTH, MAX_HEIGHT = 5, 60, 40
 _DIGITS = "012345678"
 
 
+class BadBoard(ValueError):
+    """A board RULES.md does not allow, with what broke the rule for an edge to say in its own
+    words: ``problem`` is ``"size"`` (``MIN_SIDE..MAX_WIDTH`` wide, ``MIN_SIDE..MAX_HEIGHT``
+    high) or ``"mines"`` (``1..most_mines`` for ``width`` × ``height``); the message says it in
+    English."""
+
+    def __init__(self, problem: str, width: int, height: int) -> None:
+        self.problem, self.width, self.height = problem, width, height
+        self.most_mines = width * height - 9
+        if problem == "size":
+            super().__init__(f"a board is {MIN_SIDE}..{MAX_WIDTH} wide and {MIN_SIDE}..{MAX_HEIGHT} high")
+        else:
+            super().__init__(f"a {width}x{height} board takes 1..{self.most_mines} mines")
+
+
 def check_size(width: int, height: int, count: int) -> None:
     """Raises ``ValueError`` unless RULES.md allows the board: 5..60 wide, 5..40 high,
-    1..W·H−9 mines."""
+    1..W·H−9 mines (:class:`BadBoard` for integers out of those bounds)."""
     for name, value in (("width", width), ("height", height), ("mines", count)):
         if type(value) is not int:
             raise ValueError(f"{name} must be an integer")
     if not (MIN_SIDE <= width <= MAX_WIDTH and MIN_SIDE <= height <= MAX_HEIGHT):
-        raise ValueError(f"a board is {MIN_SIDE}..{MAX_WIDTH} wide and {MIN_SIDE}..{MAX_HEIGHT} high")
+        raise BadBoard("size", width, height)
     if not 1 <= count <= width * height - 9:
-        raise ValueError(f"a {width}x{height} board takes 1..{width * height - 9} mines")
+        raise BadBoard("mines", width, height)
 
 
 def preset_of(width: int, height: int, count: int) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 from itsdangerous import BadSignature, URLSafeSerializer
 
 from ..core.room import Player
+from ..web.i18n import N_, _
 
 MAX_NAME = 32
 
@@ -56,7 +57,17 @@ def bearer_token(headers: Any, query: Any) -> str | None:
 
 
 class BadName(ValueError):
-    """A guest name refused at creation (the message says why, for people)."""
+    """A guest name refused at creation. ``reason`` says why in English, a msgid marked for the
+    catalogs with its ``params``; ``str()`` is it filled in (the JSON API's message), and
+    :meth:`said` the same in the language of the render in progress (pages)."""
+
+    def __init__(self, reason: str, **params: object) -> None:
+        super().__init__(reason % params if params else reason)
+        self.reason = reason
+        self.params = params
+
+    def said(self) -> str:
+        return _(self.reason) % self.params if self.params else _(self.reason)
 
 
 MAX_COMBINING = 2
@@ -74,21 +85,21 @@ def validate_name(name: object) -> str | None:
     if name is None:
         return None
     if not isinstance(name, str):
-        raise BadName("a name must be text")
+        raise BadName(N_("a name must be text"))
     if len(name) > 4 * MAX_NAME:
-        raise BadName(f"names are at most {MAX_NAME} characters")
+        raise BadName(N_("names are at most %(most)d characters"), most=MAX_NAME)
     text = unicodedata.normalize("NFC", name)
     run = 0
     for ch in text:
         category = unicodedata.category(ch)
         if category[0] == "C" or category in ("Zl", "Zp"):
-            raise BadName("names cannot contain control or invisible characters (a name is one line of text)")
+            raise BadName(N_("names cannot contain control or invisible characters (a name is one line of text)"))
         run = run + 1 if category[0] == "M" else 0
         if run > MAX_COMBINING:
-            raise BadName("too many combining marks in a row")
+            raise BadName(N_("too many combining marks in a row"))
     text = " ".join(text.split())
     if len(text) > MAX_NAME:
-        raise BadName(f"names are at most {MAX_NAME} characters")
+        raise BadName(N_("names are at most %(most)d characters"), most=MAX_NAME)
     return text or None
 
 

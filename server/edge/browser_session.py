@@ -21,6 +21,7 @@ from ..web.i18n import _
 from ..web.view_model import player_names, seat_name
 from . import wire
 from .outbox import Outbox
+from .refusals import refusal_notice
 
 Cell = tuple[int, int]
 
@@ -222,12 +223,11 @@ class Session:
         if code is Refused.STALE:
             if room is not None:
                 self.hub.send_snapshot(self.conn, room)
-            self.notice(_("The board changed before your move arrived, so it was not played. "
-                          "Here is the current board \u2014 have another look."))
+            self.notice(refusal_notice(code))
         elif code is Refused.TIME_OUT:
-            self.notice(_("Your time ran out before the move arrived."), "error")
+            self.notice(refusal_notice(code), "error")
         elif code is Refused.NOT_PLAYING:
-            self.notice(_("Waiting for the second player to join."))
+            self.notice(refusal_notice(code))
         elif code is Refused.NOT_YOUR_TURN and room is not None:
             to_move = room.view(self.conn.viewer).to_move
             who = seat_name(player_names(room), to_move) if to_move is not None else _("your opponent")
@@ -237,11 +237,11 @@ class Session:
             old = self.conn.selected
             self.conn.selected = None
             self.redraw(room, [old[0]] if old else [])
-            self.notice(_("That cell is already open."))
+            self.notice(refusal_notice(code))
         elif code is Refused.GAME_OVER:
-            self.notice(_("The game is over."))
+            self.notice(refusal_notice(code))
         else:
-            self.notice(exc.message, "error")
+            self.notice(refusal_notice(code, exc.message), "error")
 
 
 def _hidden(room: Room, viewer: int, cell: Cell) -> bool:

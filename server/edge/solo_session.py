@@ -21,14 +21,10 @@ from ..store.service import RoomRefused
 from ..web.html_codec import HtmlCodec
 from ..web.i18n import N_, _
 from . import wire
+from .refusals import NOTICES
 
-NOTICES = {
-    Refused.CELL_NOT_HIDDEN: N_("That cell is already open."),
-    Refused.CELL_FLAGGED: N_("That cell has a flag: switch to flag mode to take it away."),
-    Refused.CHORD_NOT_SATISFIED: N_("A number opens its neighbours only when exactly that many flags are around it."),
-    Refused.GAME_OVER: N_("The game is over."),
-}
-"""English (marked for the catalogs); :meth:`SoloSession.notice` translates."""
+HINTS = {Refused.CELL_NOT_HIDDEN, Refused.CELL_FLAGGED, Refused.CHORD_NOT_SATISFIED, Refused.GAME_OVER}
+"""Refusals that are a hint about the board (an "info" notice), not an error."""
 
 
 class SoloSession:
@@ -53,7 +49,7 @@ class SoloSession:
         view = room.view(0)
         r, c = msg.cell
         if not (0 <= r < view.height and 0 <= c < view.width):
-            self.notice(N_("That cell is not on the board."), "error")
+            self.notice(NOTICES[Refused.OUT_OF_RANGE], "error")
             return
         ch = view.rows[r][c]
         if ch.isdigit():
@@ -61,13 +57,13 @@ class SoloSession:
         elif msg.mode == "flag":
             move = Flag(msg.cell)
         elif ch == FLAG:
-            self.notice(NOTICES[Refused.CELL_FLAGGED])
+            self.notice(NOTICES[Refused.CELL_FLAGGED])  # (what the engine would refuse, said before asking)
             return
         else:
             move = Reveal(msg.cell)
         try:
             await self.rooms.act(self.room_id, self.player, Play(move), None, started)
         except RoomRefused as exc:
-            self.notice(NOTICES.get(exc.code, exc.message), "info" if exc.code in NOTICES else "error")
+            self.notice(NOTICES.get(exc.code, exc.message), "info" if exc.code in HINTS else "error")
             return
         self.notice("")

@@ -46,6 +46,7 @@ from .admission import admitted
 from .browser_session import BrowserConn, Session
 from .frames import client_frames
 from .raw_send import frame_sender
+from .refusals import refusal_notice
 from .solo_session import SoloSession
 
 log = logging.getLogger("mineduel.ws_browser")
@@ -155,7 +156,7 @@ async def _browser_socket(websocket: WebSocket) -> None:
             try:
                 await session.handle(parsed, started)
             except RoomRefused as exc:  # the room vanished (expired) under the page
-                session.notice(exc.message, "error")
+                conn.push(html.notice(refusal_notice(exc.code, exc.message), "error"))
             except Exception as exc:  # Redis unreachable: refused (nothing half-applied), the socket stays
                 if not redis_down(state.metrics, "move", exc, room=room_id, player=conn.player_id):
                     raise

@@ -73,8 +73,8 @@ async def guest(request: Request) -> Response:
         guard_of(request).new_guest(request)
     except BadName as exc:
         if join and ROOM_ID.match(join):
-            return web.render("name.html", status_code=400, me=None, join=join, error=_("That name won’t do: %(reason)s.") % {"reason": exc})
-        return await _home(request, web, None, target, 400, _("That name won’t do: %(reason)s.") % {"reason": exc})
+            return web.render("name.html", status_code=400, me=None, join=join, error=_("That name won’t do: %(reason)s.") % {"reason": exc.said()})
+        return await _home(request, web, None, target, 400, _("That name won’t do: %(reason)s.") % {"reason": exc.said()})
     except Limited as exc:
         return limited_page(web, exc)
     try:

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from engine.classic import MAX_HEIGHT, MAX_WIDTH, MIN_SIDE, PRESETS
+from engine.classic import MAX_HEIGHT, MAX_WIDTH, MIN_SIDE, PRESETS, BadBoard
 
 from ..core.room import Player, Room
 from ..edge import new_game
@@ -78,12 +78,23 @@ async def create_solo(request: Request) -> Response:
             raise ValueError(_("the board's size and mines are whole numbers"))
         game = new_game.classic(width, height, mines, form.get("no_guess") in ("1", "on"), seed)  # type: ignore[arg-type]
         guard_of(request).new_game(request)
+    except BadBoard as exc:
+        return error_page(web, 400, _("Cannot make that board"), _board_rule(exc), me)
     except ValueError as exc:
         return error_page(web, 400, _("Cannot make that board"), f"{exc}.", me)
     except Limited as exc:
         return limited_page(web, exc, me)
     room = await request.app.state.rooms.create(game, (await request.app.state.guests.current(me),))
     return redirect(f"/g/{room.id}")
+
+
+def _board_rule(exc: BadBoard) -> str:
+    """The rule a custom board broke, in the reader's language."""
+    if exc.problem == "size":
+        return _("A board is %(least)d to %(width)d cells wide and %(least)d to %(height)d high.") % {
+            "least": MIN_SIDE, "width": MAX_WIDTH, "height": MAX_HEIGHT}
+    return _("A board of %(width)d × %(height)d cells takes 1 to %(most)d mines.") % {
+        "width": exc.width, "height": exc.height, "most": exc.most_mines}
 
 
 async def leaderboard(request: Request) -> Response:

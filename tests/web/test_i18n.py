@@ -201,6 +201,33 @@ def people(web_server: LiveServer) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
+def test_refused_forms_say_why_in_the_reader_language(web_server: LiveServer, people: dict[str, str],
+                                                        lang: str) -> None:
+    """A custom board out of bounds and a name that won't do: the reason, not only the page's
+    heading, is in the reader's language (the engine and the name check say it in English,
+    which the JSON API keeps)."""
+    s, anna = web_server, people["Anna"]
+    de = lang == "de"
+    headers = {"origin": s.url, "accept-language": lang}
+
+    def refused(path: str, cookie: str | None, **data: str) -> str:
+        r = httpx.post(s.url + path, data=data, cookies={COOKIE: cookie} if cookie else {}, headers=headers,
+                       follow_redirects=False, timeout=WAIT_S)
+        assert r.status_code == 400, (path, r.status_code, r.text[:300])
+        return r.text
+
+    assert_speaks(refused("/solo", anna, width="100", height="9", mines="10"), lang,
+                  shows="Ein Spielfeld ist 5 bis 60 Felder breit und 5 bis 40 Felder hoch." if de
+                  else "A board is 5 to 60 cells wide and 5 to 40 high.")
+    assert_speaks(refused("/solo", anna, width="9", height="9", mines="80"), lang,
+                  shows="Ein Spielfeld mit 9 × 9 Feldern fasst 1 bis 72 Minen." if de
+                  else "A board of 9 × 9 cells takes 1 to 72 mines.")
+    assert_speaks(refused("/guest", None, name="x" * 40), lang,
+                  shows="Dieser Name geht nicht: Namen haben höchstens 32 Zeichen." if de
+                  else "That name won’t do: names are at most 32 characters.")
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
 def test_site_pages_speak_the_reader_language(web_server: LiveServer, people: dict[str, str], lang: str) -> None:
     s, anna = web_server, people["Anna"]
     de = lang == "de"
