@@ -198,13 +198,13 @@ class RevealCache:
 
     def _keep(self, state: _State, parent: _State | None = None) -> None:
         """Hold ``state`` as the latest position, the oldest dropped when full; in place of
-        ``parent``, the position an :class:`Extension` extended, if that is the latest held.
+        ``parent``, the position :meth:`extend` extended, if that is the latest held.
 
         Why the parent: dropping the oldest of four positions freed one solved three moves
         earlier, whose memory had gone cold meanwhile (with the components only it held), and
         freeing it touched all of it again; the parent is dropped while it is still in the
         CPU's caches (docs/PERFORMANCE.md, tenth session). Only for an extension: another
-        copy of the parent extends it through its own ``Extension`` (``Duel._solved``), never
+        copy of the parent extends it by naming it as the base (``Duel._solved``), never
         through this list; a position found here (a decoded version) may have siblings that
         need it."""
         states = self._states
@@ -216,7 +216,7 @@ class RevealCache:
         states.append(state)
 
     def _solve_from(self, base: _State, number, mine, width, height, total_mines, numbers, visible_mines) -> _State:
-        """:meth:`_solve` for a position known to extend ``base`` (:class:`Extension`): the new
+        """:meth:`_solve` for a position known to extend ``base`` (:meth:`extend`): the new
         items are ``base``'s revealed cells and ``number``, the new visible mine ``mine``; if the
         sizes of ``numbers`` and ``visible_mines`` do not add up to that, solved as
         :meth:`_solve` does."""
@@ -311,7 +311,8 @@ class Extension:
     of ``numbers`` and ``visible_mines`` do not add up to the account the position is found as
     :meth:`RevealCache.revealable` finds it.  Only the comparison of every number and visible
     mine with the cached position's is left out, which is what the caller vouches for.
-    ``engine.Duel`` is that caller (its numbers and claims are dicts it only ever adds to).
+    ``engine.Duel`` is that caller (its numbers and claims are dicts it only ever adds to); it
+    calls :meth:`RevealCache.extend`, the same without the stand-in.
 
     Why: that comparison, and reading the new items off the end of the numbers, was an eighth
     of the auto-reveal's instructions per explore move (~35k of ~260k under callgrind,
