@@ -61,7 +61,7 @@ class BadBoard(ValueError):
 
     def __init__(self, problem: str, width: int, height: int) -> None:
         self.problem, self.width, self.height = problem, width, height
-        self.most_mines = width * height - 9
+        self.most_mines = most_mines(width, height)
         if problem == "size":
             super().__init__(f"a board is {MIN_SIDE}..{MAX_WIDTH} wide and {MIN_SIDE}..{MAX_HEIGHT} high")
         else:
@@ -76,8 +76,13 @@ def check_size(width: int, height: int, count: int) -> None:
             raise ValueError(f"{name} must be an integer")
     if not (MIN_SIDE <= width <= MAX_WIDTH and MIN_SIDE <= height <= MAX_HEIGHT):
         raise BadBoard("size", width, height)
-    if not 1 <= count <= width * height - 9:
+    if not 1 <= count <= most_mines(width, height):
         raise BadBoard("mines", width, height)
+
+
+def most_mines(width: int, height: int) -> int:
+    """The most mines a board takes: the first click and its neighbours stay free (RULES.md)."""
+    return width * height - 9
 
 
 def preset_of(width: int, height: int, count: int) -> str:

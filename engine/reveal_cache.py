@@ -40,7 +40,7 @@ from .component import _Comp, _derive
 from .deduce import _bits, _geometry
 from .restriction import _VARY
 
-__all__ = ["RevealCache", "Extension"]
+__all__ = ["RevealCache"]
 
 Cell = tuple[int, int]
 
@@ -96,19 +96,28 @@ class RevealCache:
         the same dict (same order) and the same ``ValueError``s, from the cached positions."""
         return self._solve(width, height, total_mines, numbers, visible_mines).answer(self._board[1])
 
-    def extending(self, base: _State | None, number: tuple[Cell, int] | None = None,
-                  mine: Cell | None = None) -> Extension:
-        """A stand-in for this cache that knows which solved position the next one extends,
-        and by what: ``revealable(..., cache=cache.extending(base, number, mine))``, then
-        ``.state`` is the position solved, to pass as the next ``base``. See :class:`Extension`."""
-        return Extension(self, base, number, mine)
-
     def extend(self, base: _State | None, number: tuple[Cell, int] | None, mine: Cell | None,
                width: int, height: int, total_mines: int, numbers: Mapping[Cell, int],
                visible_mines: Iterable[Cell]) -> tuple[_State, dict[Cell, int]]:
-        """What ``revealable(..., cache=self.extending(base, number, mine))`` works out, as
-        ``(the position solved, the answer)``, without the stand-in between: the duel's way
-        (``Duel._auto_reveal``), once a move."""
+        """``(the position solved, revealable(width, height, total_mines, numbers,
+        visible_mines))`` for a caller that knows how the position extends ``base``, a position
+        solved before (the first item of an earlier answer; ``None``: not known): ``numbers``
+        is ``base``'s numbers, then the cells ``base`` found revealable with their numbers (in
+        the order of its answer), then ``number`` (a ``(cell, value)``, if any);
+        ``visible_mines`` is ``base``'s, then ``mine`` (if any)::
+
+            base, found = cache.extend(base, number, mine, width, height, total, numbers, visible)
+
+        The answer is exactly ``revealable``'s: the new items are checked as ever, and if the
+        sizes of ``numbers`` and ``visible_mines`` do not add up to the account the position is
+        found as :meth:`revealable` finds it.  Only the comparison of every number and visible
+        mine with the cached position's is left out, which is what the caller vouches for.
+        ``engine.Duel`` is that caller (its numbers and claims are dicts it only ever adds to).
+
+        Why: that comparison, and reading the new items off the end of the numbers, was an
+        eighth of the auto-reveal's instructions per explore move (~35k of ~260k under
+        callgrind, bench/path.py); the base's own found cells, already as indices, cost a few
+        hundred."""
         if base is None:
             state = self._solve(width, height, total_mines, numbers, visible_mines)
         else:
@@ -294,45 +303,6 @@ class RevealCache:
         if len(self._comps) >= self._comp_limit:
             self._comps.clear()
         self._comps[cons] = comp
-
-
-class Extension:
-    """A stand-in for a :class:`RevealCache` whose caller knows how the position it asks about
-    extends ``base``, a position solved before (``state`` of an earlier Extension of this
-    cache; ``None``: not known): ``numbers`` is ``base``'s numbers, then the cells ``base``
-    found revealable with their numbers (in the order of its answer), then ``number`` (a
-    ``(cell, value)``, if any); ``visible_mines`` is ``base``'s, then ``mine`` (if any)::
-
-        ext = cache.extending(base, number, mine)
-        found = deduce.revealable(width, height, total, numbers, visible, cache=ext)
-        base = ext.state                      # the position just solved
-
-    The answer is exactly ``revealable``'s: the new items are checked as ever, and if the sizes
-    of ``numbers`` and ``visible_mines`` do not add up to the account the position is found as
-    :meth:`RevealCache.revealable` finds it.  Only the comparison of every number and visible
-    mine with the cached position's is left out, which is what the caller vouches for.
-    ``engine.Duel`` is that caller (its numbers and claims are dicts it only ever adds to); it
-    calls :meth:`RevealCache.extend`, the same without the stand-in.
-
-    Why: that comparison, and reading the new items off the end of the numbers, was an eighth
-    of the auto-reveal's instructions per explore move (~35k of ~260k under callgrind,
-    bench/path.py); the base's own found cells, already as indices, cost a few hundred.
-    """
-
-    __slots__ = ("cache", "base", "number", "mine", "state")
-
-    def __init__(self, cache: RevealCache, base: _State | None, number: tuple[Cell, int] | None = None,
-                 mine: Cell | None = None) -> None:
-        self.cache = cache
-        self.base = base
-        self.number = number
-        self.mine = mine
-        self.state: _State | None = None
-
-    def revealable(self, width, height, total_mines, numbers, visible_mines) -> dict[Cell, int]:
-        self.state, found = self.cache.extend(self.base, self.number, self.mine, width, height, total_mines,
-                                              numbers, visible_mines)
-        return found
 
 
 # ---------------------------------------------------------------------------------------------

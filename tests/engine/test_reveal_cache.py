@@ -414,7 +414,7 @@ def test_duel_copies_and_decoded_versions_share_the_cache_and_branch_exactly():
 
 @pytest.mark.parametrize("kind", ["random", "explore", "bot"])
 def test_the_duels_own_auto_reveal_matches_uncached(kind, component_pass):
-    """Through ``RevealCache.extending`` (the duel names what each position adds): every
+    """Through ``RevealCache.extend`` (the duel names what each position adds): every
     auto-reveal of whole games equals the uncached answer for the position it was asked on,
     also for copies that branch and versions decoded from snapshots, which go on from there."""
     from engine.bots import choose_move
@@ -449,18 +449,16 @@ def test_the_duels_own_auto_reveal_matches_uncached(kind, component_pass):
 
 def test_an_extension_whose_account_does_not_add_up_is_solved_as_ever():
     cache = RevealCache()
-    ext = cache.extending(None)
     numbers = {(5, 5): 1, (5, 4): 1}
-    revealable(11, 11, 15, numbers, [], cache=ext)
-    base = ext.state
+    base, _ = cache.extend(None, None, None, 11, 11, 15, numbers, [])
     more = {**numbers, (0, 0): 0, (0, 1): 0}  # two new numbers, but the account names one
-    ext = cache.extending(base, ((0, 0), 0), None)
-    assert revealable(11, 11, 15, more, [], cache=ext) == revealable(11, 11, 15, more, [])
-    assert ext.state.numbers == more
+    state, found = cache.extend(base, ((0, 0), 0), None, 11, 11, 15, more, [])
+    assert found == revealable(11, 11, 15, more, [])
+    assert state.numbers == more
     with pytest.raises(ValueError):  # a bad new number is refused as ever
-        revealable(11, 11, 15, {**more, (1, 1): 9}, [], cache=cache.extending(ext.state, ((1, 1), 9), None))
+        cache.extend(state, ((1, 1), 9), None, 11, 11, 15, {**more, (1, 1): 9}, [])
     with pytest.raises(ValueError):
-        revealable(11, 11, 15, more, [(12, 0)], cache=cache.extending(ext.state, None, (12, 0)))
+        cache.extend(state, None, (12, 0), 11, 11, 15, more, [(12, 0)])
 
 
 # ---------------------------------------------------------------------------------------------
