@@ -403,14 +403,16 @@ def _derive(olds: list[_Comp], cons: tuple, unknown: int, mines: int) -> _Comp |
             continue
         # split the boxes by m: those inside count toward need, those cut in two get the
         # part inside as a new box; the cells of m in no box yet are one new box
-        whole = []  # shifts of boxes inside m
+        # the fields of the boxes inside m: their mines are (code & whole) % 15, the sum of
+        # those fields (16 is 1 modulo 15, and m has at most 8 cells, so the sum is under 15)
+        whole = 0
         cut = []  # (shift of the box, shift of its new inside part, inside size, outside size)
         for i in range(len(masks)):
             bm = masks[i]
             inside = bm & m
             if inside:
                 if inside == bm:
-                    whole.append(8 + 4 * i)
+                    whole |= 15 << (8 + 4 * i)
                 else:
                     a = inside.bit_count()
                     cut.append((8 + 4 * i, 8 + 4 * len(masks), a, sizes[i] - a))
@@ -425,19 +427,19 @@ def _derive(olds: list[_Comp], cons: tuple, unknown: int, mines: int) -> _Comp |
             masks.append(fresh)
             sizes.append(fs)
             union |= fresh
+        if not cut and not fresh:  # the constraint only keeps the solutions that meet it
+            sols = [code for code in sols if (code & whole) % 15 == need]
+            if not sols:
+                return None
+            continue
         out = []
         for code in sols:
-            t = need
-            for sh in whole:
-                t -= code >> sh & 15
+            t = need - (code & whole) % 15
             if t < 0:
                 continue
             if not cut:
-                if fresh:
-                    if t <= fs:
-                        out.append(code + t + (t << fsh))
-                elif not t:
-                    out.append(code)
+                if t <= fs:
+                    out.append(code + t + (t << fsh))
                 continue
             partial = [(code, t)]
             for sh, nsh, a, b in cut:
