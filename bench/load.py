@@ -95,6 +95,7 @@ import asyncio
 import math
 import multiprocessing as mp
 import os
+import queue
 import shlex
 import shutil
 import signal
@@ -231,6 +232,11 @@ def checkout(commit: str) -> tuple[Path, str]:
 # ---------------------------------------------------------------------- one run
 
 
+class SetupFailed(RuntimeError):
+    """The clients could not open their rooms (the server refused or timed out): a failing
+    step for the ceiling, with the clients' errors."""
+
+
 def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: int, args: argparse.Namespace,
           shares_path: Path | None = None) -> dict:
     """Play ``rooms`` rooms against the server at ``url`` from ``--procs`` client processes;
@@ -258,9 +264,12 @@ def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: in
             barrier.wait(timeout=args.setup_timeout)
         except Exception:
             errs = []
-            while not results.empty():
-                errs.append(results.get().get("error", ""))
-            raise RuntimeError("client setup failed:\n" + "\n".join(errs))
+            try:  # (a queue's item shows up a little after its put: wait for the first)
+                while True:
+                    errs.append(results.get(timeout=5 if not errs else 0.5).get("error", ""))
+            except queue.Empty:
+                pass
+            raise SetupFailed("client setup failed:\n" + "\n".join(errs)) from None
         setup_s = time.monotonic() - t_setup
         start_ns = time.monotonic_ns() + 300_000_000
         start_value.value = start_ns
@@ -553,7 +562,13 @@ def mode_ceiling(args: argparse.Namespace) -> None:
                   + ", ".join(t.label for t in order), flush=True)
             for t in order:
                 print(f"(gauge {gauge_s():.2f} s, load average {loadavg()} before {t.label})", flush=True)
-                f = run_target(t, rooms, args)
+                try:
+                    f = run_target(t, rooms, args)
+                except SetupFailed as exc:  # a step the server could not even set up fails it
+                    print(f"--- {t.label}: {exc}".rstrip())
+                    print(f"  => FAIL: the clients could not open {rooms} rooms", flush=True)
+                    alive.discard(t.label)
+                    continue
                 print_run(f, args)
                 ok = f["p99"] <= args.p99_ms and f["undelivered"] == 0 and f["refused"] == 0
                 rate = f["messages"] / f["window_s"]

@@ -514,5 +514,6 @@ def worker(plan: Plan, barrier: Any, start_value: Any, results: Any) -> None:
 
         uvloop.run(_run(plan, barrier, start_value, results))
     except BaseException:
-        barrier.abort()
+        # the error first: the parent reads it as soon as the barrier breaks
         results.put({"pid": os.getpid(), "error": traceback.format_exc()})
+        barrier.abort()
