@@ -81,7 +81,8 @@ CPU over the window.
 ``ceiling``: for each target (ours, and ``--compare``'s), rooms from ``--rooms`` up by
 ``--step`` (at most ``--steps`` steps), each at ``--rate`` moves/s, a fresh server per run; a
 target's steps stop at its first run whose p99 exceeds ``--p99-ms`` (25), or that left a push
-undelivered or had a move refused. Prints each run's figures and, per target, the rate served
+undelivered or had a move refused, or whose clients could not open the rooms (their errors are
+printed). Prints each run's figures and, per target, the rate served
 (moves/s in the window) of its best passing run, and the ratio of ours to ``--compare``'s.
 
 Against a server already running (no fresh start; the baseline is still started):
