@@ -288,8 +288,7 @@ class RevealCache:
         return state
 
     def _component(self, cons: tuple) -> _Comp:
-        # (an empty store is not asked: hashing the constraints, big ints, costs)
-        comp = self._comps.get(cons) if self._comps else None
+        comp = self._comps.get(cons)
         if comp is not None:
             self.stats["component_hits"] += 1
             return comp
@@ -522,7 +521,7 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
                         whole = False
             comp = None
             if olds and whole:
-                comp = cache._comps.get(cons) if cache._comps else None
+                comp = cache._comps.get(cons)
                 if comp is None:
                     comp = _derive(olds, cons, unknown, gone_mine)
                     if comp is not None:
