@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from engine import SPECTATOR
 from server.metrics import Metrics
-from server.store.presence import REFRESH_BATCH, Presence, attendance_of
+from server.store.presence import REFRESH_BATCH, REFRESH_SLICES, Presence, attendance_of
 from server.store.store import Store
 from server.tasks import stop_tasks
 
@@ -76,6 +76,70 @@ def test_the_refresh_keeps_every_local_room_alive_in_batches(redis_url: str) -> 
                 heard = presence.attendance(room_id)
                 assert heard.spectators == (3 if room_id in watched else 1) and heard.away_since[0] is None
             assert b"refresher" not in fields[-1] and b"refresher:0" not in fields[-1]
+        finally:
+            await store.close()
+
+    asyncio.run(run())
+
+
+def test_a_refresh_pass_is_spread_over_its_period(redis_url: str) -> None:
+    """A pass writes its rooms in REFRESH_SLICES ticks, each an equal share, every room once
+    (one pass over thousands of rooms at once left the moves a backlog: see REFRESH_SLICES)."""
+
+    class Recording(Store):
+        def __init__(self, url: str) -> None:
+            super().__init__(url)
+            self.calls: list[list[str]] = []
+
+        async def refresh_presence(self, rooms, process_id, ttl_s, now_ms):
+            self.calls.append([room_id for room_id, _counts in rooms])
+            return await super().refresh_presence(rooms, process_id, ttl_s, now_ms)
+
+    async def run() -> None:
+        store = Recording(redis_url)
+        presence = Presence(store, Metrics(), process_id="spreader", ttl_s=3)
+        rooms = [f"spread-{next(ROOMS)}" for _ in range(2 * REFRESH_SLICES)]
+        try:
+            for room_id in rooms:
+                await presence.arrive(room_id, SPECTATOR)
+            refresher = asyncio.create_task(presence.run())
+            for _ in range(200):  # bounded: 10 s at most, the pass takes 1 s
+                if len(store.calls) >= REFRESH_SLICES:
+                    break
+                await asyncio.sleep(0.05)
+            assert await stop_tasks((refresher,)) == []
+            first_pass = store.calls[:REFRESH_SLICES]
+            assert [len(call) for call in first_pass] == [2] * REFRESH_SLICES
+            assert sorted(room_id for call in first_pass for room_id in call) == sorted(rooms)
+        finally:
+            await store.close()
+
+    asyncio.run(run())
+
+
+def test_a_pass_stops_at_the_first_failure_until_its_period_is_over(redis_url: str) -> None:
+    """While Redis is away each pass tries once (one logged error), not once per tick."""
+
+    class Failing(Store):
+        def __init__(self, url: str) -> None:
+            super().__init__(url)
+            self.tries = 0
+
+        async def refresh_presence(self, rooms, process_id, ttl_s, now_ms):
+            self.tries += 1
+            raise ConnectionError("Redis is away")
+
+    async def run() -> None:
+        store = Failing(redis_url)
+        presence = Presence(store, Metrics(), process_id="failing", ttl_s=3)  # a pass a second
+        try:
+            for _ in range(2 * REFRESH_SLICES):
+                await presence.arrive(f"failing-{next(ROOMS)}", SPECTATOR)
+            refresher = asyncio.create_task(presence.run())
+            await asyncio.sleep(2.5)  # passes begin at 0, 1 and 2 s: at most three tries
+            assert not refresher.done()  # a failure never ends the refresher
+            assert await stop_tasks((refresher,)) == []
+            assert 1 <= store.tries <= 3
         finally:
             await store.close()
 
