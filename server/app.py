@@ -36,6 +36,7 @@ from .edge.limits import Guard
 from .edge.raw_send import ExposeRawSend
 from .embedded_redis import EmbeddedRedis
 from .gc_policy import GcPolicy
+from .loop_lag import LoopLag
 from .metrics import Metrics
 from .store import sweeper
 from .store.analyses import Analyses
@@ -139,6 +140,7 @@ def create_app(
         sweep: asyncio.Task[None] | None = None
         lobby: asyncio.Task[None] | None = None
         collector: GcPolicy | None = None
+        lag = LoopLag(metrics)
         try:
             key = settings.secret_key or await store.shared_secret()
             aof = await store.durability()
@@ -151,6 +153,7 @@ def create_app(
             pairing = parts.pairing
             await pairing.start()
             sweep = asyncio.create_task(sweeper.run(rooms, settings.sweep_interval_s), name="clock-sweeper")
+            lag.start()  # the event loop's stalls, for /metrics (server/loop_lag.py)
             state.store, state.auth, state.rooms, state.hub = store, Auth(key), rooms, hub
             state.players, state.ratings, state.games = Players(store.redis), parts.ratings, parts.games
             state.pairing = pairing
@@ -168,6 +171,7 @@ def create_app(
             logs.event(log, "shutdown", connections=sum(hub.census().connections.values()) if hub else 0)
             if collector is not None:
                 await collector.stop()
+            await lag.stop()
             await stop_tasks((lobby, sweep))
             if pairing is not None:
                 await pairing.close()

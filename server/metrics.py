@@ -30,6 +30,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 
 GC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 REASONS = frozenset({"rate_limit_exceeded", "frame_too_large", "bad_token", "unknown_game", "foreign_origin"})
 
 
@@ -75,6 +76,11 @@ class Metrics:
             "mineduel_settle_failures", "What a commit leaves behind that failed to be written, by what "
             "(rating/solo/games); the move itself stands, and an end is tried again by the sweeper.", ["what"],
             registry=r,
+        )
+        self.loop_lag = Histogram(
+            "mineduel_loop_lag_seconds", "How much later than asked the event loop ran a 20 ms timer "
+            "(server/loop_lag.py): long callbacks, GC passes, a backlog, waiting for a CPU.",
+            buckets=LAG_BUCKETS, registry=r,
         )
         self.gc_pause = Histogram(
             "mineduel_gc_pause_seconds", "Cyclic garbage collection passes run by the GC policy, by generation "
