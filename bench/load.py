@@ -113,7 +113,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import cpu_share, profile_share
 from bench.openloop import Plan, raise_fd_limit
 from bench.openloop import worker as openloop_worker
-from bench.serve import BenchServer, gauge_s
+from bench.serve import BenchServer, gauge_s, loop_lag_buckets
 
 ROOT = Path(__file__).resolve().parent.parent
 TMPFS = "/dev/shm"
@@ -280,6 +280,7 @@ def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: in
         end_ns = warm_ns + int(args.duration * 1e9)
         time.sleep(max(0.0, (warm_ns - time.monotonic_ns()) / 1e9))
         app_pid = int(str(pid).split(",")[0]) if pid else None  # the first app process
+        lag0 = loop_lag_buckets(url) if kind == "ours" else None  # (read before the CPU clocks)
         t0 = time.monotonic()
         cpu0 = (cpu_s(pid), cpu_s(redis_pid), sum(cpu_s(p.pid) or 0.0 for p in procs))
         if shares_path is not None and app_pid:
@@ -293,6 +294,7 @@ def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: in
         if shares_path is not None and app_pid:
             os.kill(app_pid, signal.SIGUSR1)
         wall = time.monotonic() - t0
+        lag1 = loop_lag_buckets(url) if lag0 is not None else None
         profile = profile_share.finish(*profiling) if profiling else None
         rss1 = rss_mb(pid)
         for _ in procs:
@@ -351,9 +353,39 @@ def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: in
         "app_ms": per_msg(0), "valkey_ms": per_msg(1), "client_ms": per_msg(2),
         "rss0": rss0, "rss1": rss1,
         "p99_5s": [percentile(sorted(windows[k]), 99) for k in sorted(windows)],
+        "loop_lag": loop_lag_in_window(lag0, lag1),
+        "client_loop_lag": client_loop_lag([x / 1e6 for o in outs for x in o.get("loop_lag", [])], procs_n),
         "profile": profile,
         "cpu_shares": window_shares(shares_path),
     }
+
+
+def loop_lag_in_window(before: dict[float, float] | None, after: dict[float, float] | None) -> str | None:
+    """The app's event-loop lag over the window, from its histogram read at the start and the
+    end: how often its 20 ms timer ran late by more than 10, 25 and 100 ms, and the longest."""
+    if not before or not after:
+        return None
+    got = {le: after[le] - before.get(le, 0.0) for le in sorted(after)}
+    total = got[math.inf]
+    longest = 0.0
+    below = 0.0
+    for le, n in got.items():
+        if n > below:  # this bucket holds samples the one below did not
+            longest = le
+        below = n
+    return (f"app event loop: {total:.0f} wake-ups of its 20 ms timer in the window, late by > 10 ms "
+            f"{total - got.get(0.01, 0.0):.0f}, > 25 ms {total - got.get(0.025, 0.0):.0f}, > 100 ms "
+            f"{total - got.get(0.1, 0.0):.0f} (longest "
+            + (f"<= {longest:g} s)" if longest < math.inf else f"> {max(le for le in got if le < math.inf):g} s)"))
+
+
+def client_loop_lag(lags_ms: list[float], procs: int) -> str | None:
+    """The client processes' event-loop lag over the window (``openloop.loop_lag``)."""
+    if not lags_ms:
+        return None
+    return (f"client event loops ({procs}): {len(lags_ms)} wake-ups of their 20 ms timers in the window, late by "
+            f"> 10 ms {sum(x > 10 for x in lags_ms)}, > 25 ms {sum(x > 25 for x in lags_ms)} "
+            f"(longest {max(lags_ms):.1f} ms)")
 
 
 def window_shares(path: Path | None) -> dict[str, float] | None:
@@ -440,6 +472,9 @@ def print_run(f: dict, args: argparse.Namespace) -> None:
         print(f"{rss}; GC passes {f.get('gc', '?')}\n  {f['valkey_report']}")
     elif rss:
         print(rss)
+    for key in ("loop_lag", "client_loop_lag"):
+        if f.get(key):
+            print(f"  {f[key]}")
     if f.get("profile") is not None:
         print("\n".join(f["profile"].lines()))
         print("  NOTE: py-spy sampled this run: its latency and CPU figures include the sampler's cost; take the "

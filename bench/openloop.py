@@ -488,7 +488,10 @@ async def _run(plan: Plan, barrier: Any, start_value: Any, results: Any) -> None
     await loop.run_in_executor(None, barrier.wait)  # every process is set up
     await loop.run_in_executor(None, barrier.wait)  # the parent has set the start
     client.start(start_value.value)
+    lags: list[int] = []
+    probe = asyncio.create_task(loop_lag(client.warm_ns, client.end_ns, lags))
     await asyncio.sleep(max(0.0, (client.end_ns - time.monotonic_ns()) / 1e9))
+    await probe
     undelivered, unsent = await client.drain()
     results.put({
         "pid": os.getpid(), "lat": client.lat, "lat_sched": client.lat_sched, "warm_ns": client.warm_ns,
@@ -499,11 +502,22 @@ async def _run(plan: Plan, barrier: Any, start_value: Any, results: Any) -> None
         "restarts": client.restarts, "restarts_all": client.restarts_all,
         "restart_failures": client.restart_failures, "recipients": client.recipients,
         "conns": sum(len(r.conns) for r in client.rooms),
+        "loop_lag": lags,
     })
     client.close()
     if client.api is not None:
         await client.api.close()
     await asyncio.sleep(0.2)
+
+
+async def loop_lag(start_ns: int, end_ns: int, lags: list[int], every_ns: int = 20_000_000) -> None:
+    """How late this process's event loop ran a 20 ms timer (ns), for each wake-up from
+    ``start_ns`` until ``end_ns``: the client's own stalls, which show up in the latencies it
+    measures as if they were the server's (``server/loop_lag.py`` is the app's probe)."""
+    while (now := time.monotonic_ns()) < end_ns:
+        await asyncio.sleep(every_ns / 1e9)
+        if now >= start_ns:
+            lags.append(max(0, time.monotonic_ns() - now - every_ns))
 
 
 def worker(plan: Plan, barrier: Any, start_value: Any, results: Any) -> None:

@@ -9,8 +9,11 @@ reports, next to its latencies, what it ran on:
 - ``gauge_s()``: a fixed piece of pure-Python work, timed (best of 3): the machine's speed at
   that moment, comparable between runs and days;
 - ``BenchServer.valkey_report()``: Valkey's own record of slow ``aof-fsync-always`` calls
-  (``LATENCY HISTORY``, armed at 5 ms when the server starts) and its AOF rewrites;
-- ``BenchServer.gc_passes()``: the app's cyclic-GC passes (its ``/metrics``).
+  (``LATENCY HISTORY``, armed at 5 ms when the server starts), its other stalls (``LATENCY
+  LATEST``: a fork, a slow command, an expiry cycle) and its AOF rewrites;
+- ``BenchServer.gc_passes()``: the app's cyclic-GC passes (its ``/metrics``);
+- ``loop_lag_buckets(url)``: how late the app's event loop ran its timer (its ``/metrics``),
+  read at the window's start and end by ``bench/load.py``.
 
 Used by ``bench/load.py --serve``; the per-IP limits, which are for the internet and not for
 a load client on 127.0.0.1, are switched off in that server, and it listens on loopback only.
@@ -202,23 +205,23 @@ class BenchServer:
         client = self._redis()
         try:
             history = client.execute_command("LATENCY", "HISTORY", "aof-fsync-always")
+            latest = client.execute_command("LATENCY", "LATEST")
             rewrites = client.info("persistence").get("aof_rewrites", "?")
         finally:
             client.close()
         longest = max((int(ms) for _t, ms in history), default=0)
+        others = ", ".join(f"{_text(row[0])} {int(row[3])} ms" for row in latest
+                           if _text(row[0]) != "aof-fsync-always")
         return (f"valkey: {len(history)} seconds with an AOF fsync >= 5 ms (longest {longest} ms), "
-                f"{rewrites} AOF rewrites, during the server's life")
+                f"{rewrites} AOF rewrites, during the server's life; its other stalls >= 5 ms, the longest of "
+                f"each kind: {others or 'none'}")
 
     def gc_passes(self) -> dict[str, tuple[int, float, float]]:
         """Per generation: ``(passes, seconds in all, upper bound of the longest)`` from the
         app's ``mineduel_gc_pause_seconds`` histogram (with ``WORKERS`` > 1, of whichever worker
         answered)."""
-        from prometheus_client.parser import text_string_to_metric_families
-
-        with urllib.request.urlopen(self.url + "/metrics", timeout=10) as answer:
-            text = answer.read().decode()
         found: dict[str, list[float]] = {}
-        for family in text_string_to_metric_families(text):
+        for family in metric_families(self.url):
             if family.name != "mineduel_gc_pause_seconds":
                 continue
             for sample in family.samples:
@@ -246,3 +249,25 @@ class BenchServer:
                 self.exit_status = proc.wait(10)
         if self.data_dir is not None and not self.keep_data:
             shutil.rmtree(self.data_dir, ignore_errors=True)
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def metric_families(url: str) -> list:
+    """The app's ``/metrics``, parsed (with ``WORKERS`` > 1, of whichever worker answers)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    with urllib.request.urlopen(url + "/metrics", timeout=10) as answer:
+        return list(text_string_to_metric_families(answer.read().decode()))
+
+
+def loop_lag_buckets(url: str) -> dict[float, float] | None:
+    """The app's ``mineduel_loop_lag_seconds`` histogram as ``{upper bound: samples at most
+    that late}`` (``inf`` included), or None if it has none (an older commit, the baseline)."""
+    for family in metric_families(url):
+        if family.name == "mineduel_loop_lag_seconds":
+            return {float(sample.labels["le"]): sample.value for sample in family.samples
+                    if sample.name.endswith("_bucket")}
+    return None
