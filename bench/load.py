@@ -253,7 +253,8 @@ def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: in
     first = 0
     for i, share in enumerate(shares):
         plan = Plan(kind=kind, url=url, rooms=share, first_room=first, spectators=args.spectators, rate=args.rate,
-                    warmup=args.warmup, duration=args.duration, drain=args.drain, seed=args.seed * 1000 + i)
+                    warmup=args.warmup, duration=args.duration, drain=args.drain, seed=args.seed * 1000 + i,
+                    preplay=args.preplay)
         first += share
         procs.append(ctx.Process(target=openloop_worker, args=(plan, barrier, start_value, results)))
     for p in procs:
@@ -439,7 +440,9 @@ def print_run(f: dict, args: argparse.Namespace) -> None:
     w = f["window_s"]
     print(f"--- {f['label']}: {f['rooms']} rooms x {f['conns'] // max(1, f['rooms'])} sockets ({f['conns']}), "
           f"{args.rate:g} move/s per room ({f['rooms'] * args.rate:g}/s offered), window {w:.1f} s "
-          f"(after {args.warmup:g} s warm-up; set up in {f['setup_s']:.1f} s, {f['procs']} client processes)")
+          f"(after {args.warmup:g} s warm-up; set up in {f['setup_s']:.1f} s, {f['procs']} client processes"
+          + (f"; each game first played 0..{args.preplay} moves" if args.preplay and f["kind"] == "ours" else "")
+          + ")")
     print(f"  slots {f['slots']}, moves sent {f['sent']}; served {f['messages']} messages ({f['messages'] / w:.0f}/s) "
           f"and {f['deliveries']} pushes ({f['deliveries'] / w:.0f}/s) in the window")
     print(f"  latency over {f['measured']} pushes to {f['recipients']} sockets per move (+ {f['undelivered']} undelivered): "
@@ -730,6 +733,9 @@ def main() -> None:
     ap.add_argument("--rate", type=float, default=1.0, help="moves per second per room")
     ap.add_argument("--duration", type=float, default=20.0, help="measured seconds")
     ap.add_argument("--warmup", type=float, default=5.0)
+    ap.add_argument("--preplay", type=int, default=0, metavar="N",
+                    help="ours: each room first plays 0..N of its moves (uniformly, unmeasured), so that the games "
+                         "are spread over their phases when the timetable starts (default 0: every game at its start)")
     ap.add_argument("--drain", type=float, default=5.0, help="seconds to wait for the window's last pushes")
     ap.add_argument("--procs", type=int, default=2, help="client processes")
     ap.add_argument("--seed", type=int, default=1, help="the bots' and the timetables' random seed")

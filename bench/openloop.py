@@ -75,6 +75,7 @@ class Plan:
     drain: float
     seed: int
     setup_timeout: float = 300.0
+    preplay: int = 0  # ours: each room first plays 0..preplay of its moves (uniformly), unmeasured
 
 
 class Room:
@@ -96,6 +97,7 @@ class Room:
         self.outstanding: int | None = None  # ours: the version our last move will make, until applied
         self.pending: deque[int] = deque()  # slots (ns) waiting for the mover
         self.moves: dict[int, list] = {}  # version -> [start_ns, deliveries left, in_window, first_arrival]
+        self.waiter: asyncio.Future[None] | None = None  # pre-play: the mover is ready (or the game over)
 
 
 class OpenLoopClient:
@@ -159,6 +161,41 @@ class OpenLoopClient:
                 self.adopt_snapshot(room, conn)
 
         await asyncio.wait_for(asyncio.gather(*(open_room(r) for r in self.rooms)), plan.setup_timeout)
+
+    async def preplay(self) -> None:
+        """Ours: every room first plays a random number of its moves (0 to ``plan.preplay``,
+        uniformly, as fast as the server answers), none measured, so that when the timetable
+        starts the rooms' games are spread over their phases as on a server with games of all
+        ages, not all at their first move. Why: a move's cost rises and falls with its game
+        (the auto-reveal's several times over), so with every game starting at once a window
+        measured one phase of all of them (docs/PERFORMANCE.md, twelfth session). A game that
+        ends meanwhile is replaced by its rematch."""
+        most = self.plan.preplay
+        if not self.ours or most <= 0:
+            return
+        self.warm_ns = self.end_ns = 1 << 62  # nothing of this is in the window
+        assert self.loop is not None
+
+        async def one(room: Room, moves: int) -> None:
+            for _ in range(moves):
+                while not self.ready(room) and not room.over:
+                    room.waiter = self.loop.create_future()
+                    await asyncio.wait_for(room.waiter, 60)
+                if room.over:
+                    break
+                now = time.monotonic_ns()
+                self.send(room, now, now)
+            while room.outstanding is not None and not room.over:  # the last move's update
+                room.waiter = self.loop.create_future()
+                await asyncio.wait_for(room.waiter, 60)
+            if room.over:
+                room.switching = True
+                await self.restart(room)
+                if room.dead:
+                    raise RuntimeError(f"pre-play: room {room.id} could not be replaced")
+
+        await asyncio.gather(*(one(room, self.rng.randint(0, most)) for room in self.rooms))
+        self.warm_ns = self.end_ns = 0
 
     def ws_url(self, room_id: str) -> str:
         base = self.plan.url.replace("http://", "ws://").rstrip("/")
@@ -243,6 +280,11 @@ class OpenLoopClient:
                 and room.seat_v[seat] == room.v and (bool(room.hidden) or not self.ours))
 
     def send_queued(self, room: Room) -> None:
+        waiter = room.waiter
+        if waiter is not None and (room.over or (self.ready(room) or room.outstanding is None)):
+            room.waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
         if room.pending and self.ready(room):
             slot_ns = room.pending.popleft()
             now = time.monotonic_ns()
@@ -477,6 +519,7 @@ def raise_fd_limit() -> int:
 async def _run(plan: Plan, barrier: Any, start_value: Any, results: Any) -> None:
     client = OpenLoopClient(plan)
     await client.setup()
+    await client.preplay()
     await asyncio.sleep(0.3)  # presence frames and the like settle
     # The client is the measuring instrument: its own cyclic-GC passes over thousands of
     # sockets would stall its reads and show up as latency. The run is bounded, so
