@@ -113,7 +113,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import cpu_share, profile_share
 from bench.openloop import Plan, raise_fd_limit
 from bench.openloop import worker as openloop_worker
-from bench.serve import BenchServer, gauge_s, loop_lag_buckets
+from bench.serve import BenchServer, gauge_s, longest_bucket, loop_lag_buckets
 
 ROOT = Path(__file__).resolve().parent.parent
 TMPFS = "/dev/shm"
@@ -355,7 +355,7 @@ def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: in
         "rss0": rss0, "rss1": rss1,
         "p99_5s": [percentile(sorted(windows[k]), 99) for k in sorted(windows)],
         "loop_lag": loop_lag_in_window(lag0, lag1),
-        "client_loop_lag": client_loop_lag([x / 1e6 for o in outs for x in o.get("loop_lag", [])], procs_n),
+        "client_loop_lag": client_loop_lag([1000 * x for o in outs for x in o.get("loop_lag", [])], procs_n),
         "profile": profile,
         "cpu_shares": window_shares(shares_path),
     }
@@ -368,12 +368,7 @@ def loop_lag_in_window(before: dict[float, float] | None, after: dict[float, flo
         return None
     got = {le: after[le] - before.get(le, 0.0) for le in sorted(after)}
     total = got[math.inf]
-    longest = 0.0
-    below = 0.0
-    for le, n in got.items():
-        if n > below:  # this bucket holds samples the one below did not
-            longest = le
-        below = n
+    longest = longest_bucket(got.items())
     return (f"app event loop: {total:.0f} wake-ups of its 20 ms timer in the window, late by > 10 ms "
             f"{total - got.get(0.01, 0.0):.0f}, > 25 ms {total - got.get(0.025, 0.0):.0f}, > 100 ms "
             f"{total - got.get(0.1, 0.0):.0f} (longest "
@@ -381,7 +376,7 @@ def loop_lag_in_window(before: dict[float, float] | None, after: dict[float, flo
 
 
 def client_loop_lag(lags_ms: list[float], procs: int) -> str | None:
-    """The client processes' event-loop lag over the window (``openloop.loop_lag``)."""
+    """The client processes' event-loop lag over the window (``server.loop_lag`` in each)."""
     if not lags_ms:
         return None
     return (f"client event loops ({procs}): {len(lags_ms)} wake-ups of their 20 ms timers in the window, late by "

@@ -53,6 +53,8 @@ from typing import Any
 import msgpack
 from picows import WSCloseCode, WSListener, WSMsgType, ws_connect
 
+from server.loop_lag import LoopLag
+
 TIMER_EARLY_NS = 1_000_000
 """Timers are armed this much before their slot: uvloop's (libuv's) have 1 ms granularity and
 otherwise fire up to ~1.5 ms late, which would be the client's delay, not the server's. A move
@@ -281,7 +283,7 @@ class OpenLoopClient:
 
     def send_queued(self, room: Room) -> None:
         waiter = room.waiter
-        if waiter is not None and (room.over or (self.ready(room) or room.outstanding is None)):
+        if waiter is not None and (room.over or room.outstanding is None):  # the pre-play looks again
             room.waiter = None
             if not waiter.done():
                 waiter.set_result(None)
@@ -531,10 +533,16 @@ async def _run(plan: Plan, barrier: Any, start_value: Any, results: Any) -> None
     await loop.run_in_executor(None, barrier.wait)  # every process is set up
     await loop.run_in_executor(None, barrier.wait)  # the parent has set the start
     client.start(start_value.value)
-    lags: list[int] = []
-    probe = asyncio.create_task(loop_lag(client.warm_ns, client.end_ns, lags))
+    lags: list[float] = []  # s: how late this process's loop ran a 20 ms timer, in the window
+
+    def in_window(late: float) -> None:
+        if client.warm_ns <= time.monotonic_ns() < client.end_ns:
+            lags.append(late)
+
+    probe = LoopLag(in_window)  # the client's own stalls look like the server's in its latencies
+    probe.start()
     await asyncio.sleep(max(0.0, (client.end_ns - time.monotonic_ns()) / 1e9))
-    await probe
+    await probe.stop()
     undelivered, unsent = await client.drain()
     results.put({
         "pid": os.getpid(), "lat": client.lat, "lat_sched": client.lat_sched, "warm_ns": client.warm_ns,
@@ -551,16 +559,6 @@ async def _run(plan: Plan, barrier: Any, start_value: Any, results: Any) -> None
     if client.api is not None:
         await client.api.close()
     await asyncio.sleep(0.2)
-
-
-async def loop_lag(start_ns: int, end_ns: int, lags: list[int], every_ns: int = 20_000_000) -> None:
-    """How late this process's event loop ran a 20 ms timer (ns), for each wake-up from
-    ``start_ns`` until ``end_ns``: the client's own stalls, which show up in the latencies it
-    measures as if they were the server's (``server/loop_lag.py`` is the app's probe)."""
-    while (now := time.monotonic_ns()) < end_ns:
-        await asyncio.sleep(every_ns / 1e9)
-        if now >= start_ns:
-            lags.append(max(0, time.monotonic_ns() - now - every_ns))
 
 
 def worker(plan: Plan, barrier: Any, start_value: Any, results: Any) -> None:

@@ -31,6 +31,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterable
 from pathlib import Path
 
 import redis
@@ -220,22 +221,19 @@ class BenchServer:
         """Per generation: ``(passes, seconds in all, upper bound of the longest)`` from the
         app's ``mineduel_gc_pause_seconds`` histogram (with ``WORKERS`` > 1, of whichever worker
         answered)."""
-        found: dict[str, list[float]] = {}
+        found: dict[str, list] = {}  # generation -> [passes, seconds, [(le, cumulative passes), ...]]
         for family in metric_families(self.url):
             if family.name != "mineduel_gc_pause_seconds":
                 continue
             for sample in family.samples:
-                gen = sample.labels["generation"]
-                entry = found.setdefault(gen, [0, 0.0, 0.0, 0.0])  # count, sum, longest, previous bucket
+                entry = found.setdefault(sample.labels["generation"], [0, 0.0, []])
                 if sample.name.endswith("_count"):
                     entry[0] = int(sample.value)
                 elif sample.name.endswith("_sum"):
                     entry[1] = sample.value
                 elif sample.name.endswith("_bucket"):
-                    if sample.value > entry[3]:  # this bucket holds passes the one below did not
-                        entry[2] = float(sample.labels["le"])
-                    entry[3] = sample.value
-        return {gen: (int(c), s, longest) for gen, (c, s, longest, _) in found.items() if c}
+                    entry[2].append((float(sample.labels["le"]), sample.value))
+        return {gen: (n, total, longest_bucket(buckets)) for gen, (n, total, buckets) in found.items() if n}
 
     def __exit__(self, *exc: object) -> None:
         proc, self.process = self.process, None
@@ -253,6 +251,18 @@ class BenchServer:
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+def longest_bucket(buckets: Iterable[tuple[float, float]]) -> float:
+    """The upper bound of the highest bucket that holds samples the one below it does not
+    (``inf`` past the last bound; 0 with no sample), from a histogram's ``(le, cumulative
+    count)`` pairs in ascending order: the longest sample is at most that."""
+    longest = below = 0.0
+    for le, n in buckets:
+        if n > below:
+            longest = le
+        below = n
+    return longest
 
 
 def metric_families(url: str) -> list:

@@ -140,7 +140,7 @@ def create_app(
         sweep: asyncio.Task[None] | None = None
         lobby: asyncio.Task[None] | None = None
         collector: GcPolicy | None = None
-        lag = LoopLag(metrics)
+        lag = LoopLag(metrics.loop_lag.observe)
         try:
             key = settings.secret_key or await store.shared_secret()
             aof = await store.durability()

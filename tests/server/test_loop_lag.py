@@ -26,7 +26,7 @@ async def wait_for_samples(metrics: Metrics, n: int, polls: int = 400) -> None:
 
 async def test_a_stall_of_the_loop_is_measured() -> None:
     metrics = Metrics()
-    probe = LoopLag(metrics, every_s=0.01)
+    probe = LoopLag(metrics.loop_lag.observe, every_s=0.01)
     probe.start()
     try:
         await wait_for_samples(metrics, 3)
@@ -41,7 +41,7 @@ async def test_a_stall_of_the_loop_is_measured() -> None:
 
 async def test_a_stopped_probe_records_nothing_more() -> None:
     metrics = Metrics()
-    probe = LoopLag(metrics, every_s=0.01)
+    probe = LoopLag(metrics.loop_lag.observe, every_s=0.01)
     probe.start()
     await wait_for_samples(metrics, 2)
     await probe.stop()
@@ -52,4 +52,4 @@ async def test_a_stopped_probe_records_nothing_more() -> None:
 
 def test_the_period_must_be_positive() -> None:
     with pytest.raises(ValueError):
-        LoopLag(Metrics(), every_s=0)
+        LoopLag(Metrics().loop_lag.observe, every_s=0)
