@@ -73,7 +73,7 @@ class Hub:
         self._tasks: set[asyncio.Task[None]] = set()
         self._reader: asyncio.Task[None] | None = None
         self._resync: asyncio.Task[None] | None = None
-        self.feed = RoomFeed(self._entries, rooms, cache, fanout, presence, metrics, self._spawn)
+        self.feed = RoomFeed(self._entries, rooms, cache, fanout, presence, metrics)
         self.link = PubSubLink(pubsub, metrics, rooms.outages, self.feed.dispatch, self._link_lost, self._unavailable,
                                self._link_back)
 
@@ -91,6 +91,7 @@ class Hub:
             for conn in list(entry.conns):
                 conn.close(RESTART, "server restart")
         await stop_tasks((self._reader, self._resync, *self._tasks))
+        await self.presence.stop()
         await self._ps.close()
 
     @property
@@ -149,16 +150,13 @@ class Hub:
         entry.conns.add(conn)
         try:
             await asyncio.wait_for(entry.ready.wait(), timeout_s)
-            room = await self.rooms.load(room_id)
+            room = self.cache.offer(await self.rooms.latest(room_id))
+            self.fanout.snapshot(conn, room)
+            # counted and published: the presence frame reaches conn (it has its snapshot) with the others'
             await self.presence.arrive(room_id, conn.viewer)
         except BaseException:
             await self.detach(room_id, conn)
             raise
-        room = self.cache.offer(room)
-        self.fanout.snapshot(conn, room)
-        frame = self.fanout.codecs[conn.codec].presence(room, self.presence.attendance(room_id))
-        if frame is not None:
-            conn.send(frame)
         event(log, "connect", room=room_id, player=conn.player_id, viewer=conn.viewer, codec=conn.codec,
               v=room.version)
         return room
@@ -171,7 +169,7 @@ class Hub:
         if conn.version is not None:
             event(log, "disconnect", room=room_id, player=conn.player_id, viewer=conn.viewer, codec=conn.codec,
                   close=getattr(conn, "close_code", None))
-            await self.presence.leave(room_id, conn.viewer)
+            self.presence.leave(room_id, conn.viewer)
         if not entry.conns and self._entries.get(room_id) is entry:
             del self._entries[room_id]
             self.cache.unwatch(room_id)

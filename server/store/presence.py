@@ -6,7 +6,8 @@ their TTL while it has connections there). The script sums the fields and keeps,
 since when the seat has had no connection anywhere (the opponent of a player who left may
 claim the game after a grace period: ``server.core.decide.Claim``). A change publishes the
 :class:`~server.store.messages.Attendance` on the room's channel, and every process's hub
-pushes it to its local connections (the spectator count, "your opponent left").
+pushes it to its local connections (the spectator count, "your opponent left"). The changes
+of one room within :data:`GATHER_S` are written (and published) once.
 
 A player whose process died is seen as gone once its field expired (up to one TTL late).
 """
@@ -35,15 +36,31 @@ rooms. Why: one pass over 2,550 rooms at once held the app at 98% of a core for 
 the moves behind it. Spread, the same writes come as a few ms every half second
 (docs/PERFORMANCE.md, twelfth session)."""
 
+GATHER_S = 0.05
+"""A change of a room's local connections waits this long for others before it is written,
+and one write (one publish, so one presence frame to each of the room's sockets) serves them
+all. Why: a game's 2 + K sockets open within a few ms of each other (a rematch; a page with its
+spectators) and close the same way; written one by one, that is 2 + K script calls and
+publishes, each a presence frame to every socket of the room: about 2 ms of the app's CPU
+each time a game with three spectators was replaced, half of the sockets' cost
+(docs/PERFORMANCE.md, thirteenth session). 50 ms is far below what a person notices in "your
+opponent left" or a spectator count."""
+
 
 class Presence:
-    def __init__(self, store: Store, metrics: Metrics, *, process_id: str | None = None, ttl_s: int = 30) -> None:
+    def __init__(self, store: Store, metrics: Metrics, *, process_id: str | None = None, ttl_s: int = 30,
+                 gather_s: float = GATHER_S) -> None:
         self.store = store
         self.metrics = metrics
         self.process_id = process_id or uuid.uuid4().hex
         self.ttl_s = ttl_s
+        self.gather_s = gather_s
+        """0: each change is written at once (tests that count writes)."""
         self._local: dict[str, list[int]] = {}  # room id -> local [spectators, seat 0, seat 1]
         self._heard: dict[str, Attendance] = {}  # room id -> over all processes (last heard)
+        self._due: dict[str, asyncio.Future[Attendance]] = {}  # room id -> its next write, not begun
+        self._writers: set[asyncio.Task[None]] = set()
+        self._stopped = False
 
     def attendance(self, room_id: str) -> Attendance:
         """Who is connected to ``room_id`` over all processes, as last heard."""
@@ -66,24 +83,37 @@ class Presence:
         return (await self.read(room_id)).away_since[seat]
 
     async def arrive(self, room_id: str, viewer: int) -> Attendance:
-        """A local connection of ``viewer`` (a seat or the spectators) opened: count it, tell everybody."""
+        """A local connection of ``viewer`` (a seat or the spectators) opened: count it, tell
+        everybody. Returns once written (with the room's other changes of the moment).
+        Shielded: a connection that goes while waiting does not cancel the others' write."""
         self._counts(room_id)[_slot(viewer)] += 1
-        return await self._write(room_id, publish=True)
+        return await asyncio.shield(self._next_write(room_id))
 
-    async def leave(self, room_id: str, viewer: int) -> None:
-        """A local connection of ``viewer`` closed (or changed class). While Redis is away the
-        field expires by itself."""
-        counts = self._counts(room_id)
-        counts[_slot(viewer)] = max(0, counts[_slot(viewer)] - 1)
-        try:
-            await self._write(room_id, publish=True)
-        except Exception as exc:
-            redis_down(self.metrics, "presence", exc, room=room_id)
+    def leave(self, room_id: str, viewer: int) -> None:
+        """A local connection of ``viewer`` closed: counted now, written with the room's other
+        changes of the moment without waiting for it (a closing handler has nothing to wait
+        for). A failure is logged; while Redis is away the field expires by itself."""
+        self._uncount(room_id, viewer)
+        self._log_failure(room_id, self._next_write(room_id))
+
+    def recount(self, room_id: str, old_viewer: int, new_viewer: int) -> None:
+        """A local connection changed viewer class (a watcher took a seat): written as :meth:`leave`."""
+        self._uncount(room_id, old_viewer)
+        self._counts(room_id)[_slot(new_viewer)] += 1
+        self._log_failure(room_id, self._next_write(room_id))
 
     def forget(self, room_id: str) -> None:
         """No local connection is left in ``room_id``."""
         self._local.pop(room_id, None)
         self._heard.pop(room_id, None)
+
+    async def stop(self) -> None:
+        """Write what is waiting now (the process is going: its connections closed); later
+        changes are written at once."""
+        self._stopped = True
+        for task in list(self._writers):
+            task.cancel()  # cancels the wait, not the write (see _write_due)
+        await asyncio.gather(*self._writers, return_exceptions=True)
 
     async def run(self) -> None:
         """Keep this process's fields alive (they expire if the process dies); until cancelled.
@@ -125,6 +155,45 @@ class Presence:
                 self._heard[room_id] = attendance
         return True
 
+    def _next_write(self, room_id: str) -> asyncio.Future[Attendance]:
+        """The room's next write (with a publish): the one waiting to begin if there is one,
+        else a new one that begins in :attr:`gather_s` (at once once stopping)."""
+        due = self._due.get(room_id)
+        if due is None:
+            due = self._due[room_id] = asyncio.get_running_loop().create_future()
+            due.add_done_callback(_retrieved)
+            task = asyncio.create_task(self._write_due(room_id, due), name=f"presence-{room_id}")
+            self._writers.add(task)
+            task.add_done_callback(self._writers.discard)
+        return due
+
+    async def _write_due(self, room_id: str, due: asyncio.Future[Attendance]) -> None:
+        if self.gather_s > 0 and not self._stopped:
+            try:
+                await asyncio.sleep(self.gather_s)
+            except asyncio.CancelledError:
+                pass  # stopping: write now
+        if self._due.get(room_id) is due:
+            del self._due[room_id]  # a change from now on needs a write of its own
+        try:
+            due.set_result(await self._write(room_id, publish=True))
+        except Exception as exc:
+            due.set_exception(exc)
+        except asyncio.CancelledError:
+            due.set_exception(ConnectionError("presence write cancelled"))
+            raise
+
+    def _log_failure(self, room_id: str, write: asyncio.Future[Attendance]) -> None:
+        def logged(done: asyncio.Future[Attendance]) -> None:
+            if not done.cancelled() and (exc := done.exception()) is not None:
+                redis_down(self.metrics, "presence", exc, room=room_id)
+
+        write.add_done_callback(logged)
+
+    def _uncount(self, room_id: str, viewer: int) -> None:
+        counts = self._counts(room_id)
+        counts[_slot(viewer)] = max(0, counts[_slot(viewer)] - 1)
+
     def _counts(self, room_id: str) -> list[int]:
         counts = self._local.get(room_id)
         if counts is None:
@@ -135,8 +204,15 @@ class Presence:
         counts = self._local.get(room_id, [0, 0, 0])
         attendance = await self.store.set_presence(room_id, self.process_id, (counts[0], counts[1], counts[2]),
                                                    self.ttl_s, time.time_ns() // 1_000_000, publish)
-        self._heard[room_id] = attendance
+        if room_id in self._local:  # not after forget(): kept only while the room has local connections
+            self._heard[room_id] = attendance
         return attendance
+
+
+def _retrieved(future: asyncio.Future[Attendance]) -> None:
+    """A write's failure reaches its waiters; with none left it is not an unhandled error."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _slot(viewer: int) -> int:

@@ -15,12 +15,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine
-from typing import Any
 
 from ..core.room import Room
 from ..metrics import Metrics
-from ..outage import redis_down
 from .cache import RoomCache
 from .fanout import Connection, Fanout
 from .keys import room_of_channel
@@ -48,15 +45,13 @@ class Entry:
 
 class RoomFeed:
     def __init__(self, entries: dict[str, Entry], rooms: RoomService, cache: RoomCache, fanout: Fanout,
-                 presence: Presence, metrics: Metrics,
-                 spawn: Callable[[Coroutine[Any, Any, None], str], None]) -> None:
+                 presence: Presence, metrics: Metrics) -> None:
         self.entries = entries
         self.rooms = rooms
         self.cache = cache
         self.fanout = fanout
         self.presence = presence
         self.metrics = metrics
-        self.spawn = spawn
         self.stats = {"messages": 0, "decoded": 0}
 
     def dispatch(self, kind: str, chan: str, payload: object) -> None:
@@ -122,14 +117,6 @@ class RoomFeed:
             viewer = room.viewer_of(conn.player_id)
             if viewer != conn.viewer:
                 if conn.version is not None:
-                    self.spawn(self._recount(room_id, conn.viewer, viewer), f"hub-presence-{room_id}")
+                    self.presence.recount(room_id, conn.viewer, viewer)
                 conn.viewer = viewer
                 conn.version = -1  # forces a snapshot for the new class
-
-    async def _recount(self, room_id: str, old_viewer: int, new_viewer: int) -> None:
-        """A connection changed viewer class (a watcher took a seat): count it in its new one."""
-        await self.presence.leave(room_id, old_viewer)
-        try:
-            await self.presence.arrive(room_id, new_viewer)
-        except Exception as exc:
-            redis_down(self.metrics, "presence", exc, room=room_id)

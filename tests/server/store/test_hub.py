@@ -103,10 +103,10 @@ async def test_a_connection_that_stops_reading_is_dropped_as_a_slow_consumer(par
 
 async def test_a_version_loaded_before_its_message_arrives_still_reaches_every_socket(
         gated: tuple[Parts, GatedPubSub]) -> None:
-    """A refresh (after an outage) or an attach may load a room version from Redis before that
-    version's pub/sub message reaches the hub. When the message comes, the sockets still behind
-    must get it (as a snapshot) instead of being skipped — which left them stuck until the next
-    move. Made deterministic by holding the hub's messages at a gate."""
+    """A refresh (after an outage) or a room's first attach may load a room version from Redis
+    before that version's pub/sub message reaches the hub. When the message comes, the sockets
+    still behind must get it (as a snapshot) instead of being skipped — which left them stuck
+    until the next move. Made deterministic by holding the hub's messages at a gate."""
     parts, gate = gated
     got: dict[str, list] = {"a": [], "b": []}
     a, b = recorder(got["a"]), recorder(got["b"])
@@ -114,11 +114,15 @@ async def test_a_version_loaded_before_its_message_arrives_still_reaches_every_s
     try:
         room = await parts.rooms.create(new_game.duel("brettspielnetz", 3), (ANNA, BEN))
         await parts.hub.attach(room.id, a)
+        loads = parts.rooms.stats["loads"]
+        await parts.hub.attach(room.id, b)  # a later attach takes the cached room
+        assert a.version == b.version == room.version and parts.rooms.stats["loads"] == loads
         gate.open = asyncio.Event()  # hold the messages: the next commit's waits at the gate
         await other_process(parts.store).act(room.id, ANNA, Play(pick_move(referee(3), random.Random(3))),
                                              room.version)
-        await parts.hub.attach(room.id, b)  # loads v+1 from Redis before its message is read
-        assert b.version == room.version + 1 and a.version == room.version
+        parts.hub.refresh_later(room.id, b)  # loads v+1 from Redis before its message is read
+        await wait_for(lambda: b.version == room.version + 1)
+        assert a.version == room.version
         gate.open.set()  # the message arrives now
         await wait_for(lambda: a.version == room.version + 1)
         assert any(f["t"] == "snapshot" and f["v"] == room.version + 1 for f in got["a"])

@@ -1,5 +1,6 @@
 """Reading a room's presence without writing (the lobby's read of many rooms) answers what the
-``PRESENCE`` script answers, whatever the processes did before (property test on the real Valkey)."""
+``PRESENCE`` script answers, whatever the processes did before (property test on the real
+Valkey); the changes of a moment are written once; the refresh keeps fields alive."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from hypothesis import strategies as st
 
 from engine import SPECTATOR
 from server.metrics import Metrics
-from server.store.presence import REFRESH_BATCH, REFRESH_SLICES, Presence, attendance_of
+from server.store.messages import Attendance
+from server.store.presence import GATHER_S, REFRESH_BATCH, REFRESH_SLICES, Presence, attendance_of
 from server.store.store import Store
 from server.tasks import stop_tasks
 
@@ -48,6 +50,100 @@ def test_a_room_nobody_opened_is_not_away() -> None:
     assert attendance.spectators == 2 and attendance.away_since == (None, 5) and ever == (True, True)
 
 
+class Counting(Store):
+    """The real store, counting the published writes (each is a presence frame to every socket)."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.writes: list[tuple[str, tuple[int, int, int]]] = []
+
+    async def set_presence(self, room_id, process_id, counts, ttl_s, now_ms, publish):
+        if publish:
+            self.writes.append((room_id, counts))
+        return await super().set_presence(room_id, process_id, counts, ttl_s, now_ms, publish)
+
+
+async def written(store: Counting, n: int) -> None:
+    for _ in range(100):  # bounded: 5 s
+        if len(store.writes) >= n:
+            return
+        await asyncio.sleep(0.05)
+
+
+def test_a_games_sockets_opening_together_are_written_once(redis_url: str) -> None:
+    """A rematch's five sockets (two players, three spectators) arrive within a few ms: one
+    write and publish for all, every arrival answered with the attendance that counts it; their
+    closing is one more. A change after a write began gets a write of its own."""
+
+    async def run() -> None:
+        store = Counting(redis_url)
+        presence = Presence(store, Metrics(), process_id="gatherer")
+        room_id = f"gather-{next(ROOMS)}"
+        try:
+            heard = await asyncio.gather(*(presence.arrive(room_id, viewer) for viewer in (0, 1, SPECTATOR,
+                                                                                          SPECTATOR, SPECTATOR)))
+            assert store.writes == [(room_id, (3, 1, 1))]
+            assert all(h.spectators == 3 and h.away_since == (None, None) for h in heard)
+            for viewer in (SPECTATOR, SPECTATOR, 1):
+                presence.leave(room_id, viewer)  # counted now, written without waiting
+            await written(store, 2)
+            assert store.writes[1:] == [(room_id, (1, 1, 0))]
+            assert presence.attendance(room_id).spectators == 1
+            assert presence.attendance(room_id).away_since[1] is not None
+            presence.leave(room_id, SPECTATOR)
+            await asyncio.sleep(GATHER_S * 1.5)  # its write has begun (or is done)
+            presence.leave(room_id, 0)
+            presence.forget(room_id)  # the last one went (as the hub does)
+            await written(store, 4)
+            assert store.writes[2:] == [(room_id, (0, 1, 0)), (room_id, (0, 0, 0))]
+            assert presence.attendance(room_id) == Attendance()  # nothing kept for a room not watched
+        finally:
+            await store.close()
+
+    asyncio.run(run())
+
+
+def test_a_connection_that_goes_while_waiting_does_not_cancel_the_others_write(redis_url: str) -> None:
+    async def run() -> None:
+        store = Counting(redis_url)
+        presence = Presence(store, Metrics(), process_id="canceller")
+        room_id = f"cancel-{next(ROOMS)}"
+        try:
+            gone = asyncio.create_task(presence.arrive(room_id, 0))
+            stays = asyncio.create_task(presence.arrive(room_id, 1))
+            await asyncio.sleep(0)
+            gone.cancel()
+            assert (await stays).away_since == (None, None)
+            assert gone.cancelled() and store.writes == [(room_id, (0, 1, 1))]
+        finally:
+            await store.close()
+
+    asyncio.run(run())
+
+
+def test_stopping_writes_what_waits_at_once(redis_url: str) -> None:
+    """A process that stops (its connections closed) writes their leaving before it goes, and
+    later changes without waiting."""
+
+    async def run() -> None:
+        store = Counting(redis_url)
+        presence = Presence(store, Metrics(), process_id="stopper", gather_s=60)
+        room_id = f"stop-{next(ROOMS)}"
+        try:
+            waiting = asyncio.create_task(presence.arrive(room_id, SPECTATOR))
+            await asyncio.sleep(0.05)
+            assert store.writes == []
+            await asyncio.wait_for(presence.stop(), 5)
+            assert (await waiting).spectators == 1 and store.writes == [(room_id, (1, 0, 0))]
+            presence.leave(room_id, SPECTATOR)
+            await written(store, 2)
+            assert store.writes[1:] == [(room_id, (0, 0, 0))]
+        finally:
+            await store.close()
+
+    asyncio.run(run())
+
+
 def test_the_refresh_keeps_every_local_room_alive_in_batches(redis_url: str) -> None:
     """Fields expire with their TTL unless refreshed; the refresh writes the rooms with local
     connections (more than one pipelined batch here) and only those, and what it hears is
@@ -55,15 +151,15 @@ def test_the_refresh_keeps_every_local_room_alive_in_batches(redis_url: str) -> 
 
     async def run() -> None:
         store = Store(redis_url)
-        presence = Presence(store, Metrics(), process_id="refresher", ttl_s=3)
+        presence = Presence(store, Metrics(), process_id="refresher", ttl_s=3, gather_s=0)
         rooms = [f"refresh-{next(ROOMS)}" for _ in range(REFRESH_BATCH + 30)]
         try:
             for room_id in rooms:
                 await presence.arrive(room_id, SPECTATOR)
                 await presence.arrive(room_id, 0)
             gone = rooms[-1]
-            await presence.leave(gone, SPECTATOR)
-            await presence.leave(gone, 0)
+            presence.leave(gone, SPECTATOR)
+            presence.leave(gone, 0)
             watched = (rooms[0], rooms[REFRESH_BATCH + 1])  # one in each batch
             for room_id in watched:  # another process's spectators, not published: heard through the refresh
                 await store.set_presence(room_id, "other", (2, 0, 0), 30, 0, False)
@@ -97,7 +193,7 @@ def test_a_refresh_pass_is_spread_over_its_period(redis_url: str) -> None:
 
     async def run() -> None:
         store = Recording(redis_url)
-        presence = Presence(store, Metrics(), process_id="spreader", ttl_s=3)
+        presence = Presence(store, Metrics(), process_id="spreader", ttl_s=3, gather_s=0)
         rooms = [f"spread-{next(ROOMS)}" for _ in range(2 * REFRESH_SLICES)]
         try:
             for room_id in rooms:
@@ -131,7 +227,7 @@ def test_a_pass_stops_at_the_first_failure_until_its_period_is_over(redis_url: s
 
     async def run() -> None:
         store = Failing(redis_url)
-        presence = Presence(store, Metrics(), process_id="failing", ttl_s=3)  # a pass a second
+        presence = Presence(store, Metrics(), process_id="failing", ttl_s=3, gather_s=0)  # a pass a second
         try:
             for _ in range(2 * REFRESH_SLICES):
                 await presence.arrive(f"failing-{next(ROOMS)}", SPECTATOR)
