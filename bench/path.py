@@ -296,14 +296,17 @@ async def one_pass(url: str, plans, seed: int, steps, cg) -> dict:  # noqa: ANN0
     moves = 0
     if cg is not None:
         cg.start()
+    by_round: list[tuple[int, float]] = []  # (moves, CPU s) of each round: the k-th move of every game
     cpu0, wall0 = time.process_time(), time.perf_counter()
     for k in range(rounds):
         batch = [(room_id, *plan[k]) for room_id, plan in rooms if k < len(plan)]
         sent[0] = 0
         target[0] = 5 * len(batch)
         done.clear()
+        before = time.process_time()
         await asyncio.gather(*(one(*move) for move in batch))
         await asyncio.wait_for(done.wait(), 600)
+        by_round.append((len(batch), time.process_time() - before))
         moves += len(batch)
     cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     if cg is not None:
@@ -311,7 +314,7 @@ async def one_pass(url: str, plans, seed: int, steps, cg) -> dict:  # noqa: ANN0
         cg.stop()
     gc.enable()
     gc.unfreeze()
-    stats = {"moves": moves, "cpu": cpu, "wall": wall, "missing": missing,
+    stats = {"moves": moves, "cpu": cpu, "wall": wall, "missing": missing, "by_round": by_round,
              "cache_hits": parts.rooms.stats["cache_hits"], "loads": parts.rooms.stats["loads"],
              "decoded": parts.hub.stats["decoded"]}
     await parts.hub.stop()
@@ -407,6 +410,18 @@ def callgrind(args) -> None:  # noqa: ANN001
 # ---------------------------------------------------------------------------------------------
 
 
+def print_by_move_number(results: list[dict], span: int = 10) -> None:
+    """CPU per move by the move's number in its game (the fastest pass of each span): what a
+    bench that only meets the openings of games misses."""
+    rounds = len(results[0]["by_round"])
+    cells = []
+    for start in range(0, rounds, span):
+        moves = sum(n for n, _ in results[0]["by_round"][start:start + span])
+        cpu = min(sum(c for _, c in r["by_round"][start:start + span]) for r in results)
+        cells.append(f"{start + 1}-{min(start + span, rounds)}: {1e6 * cpu / moves:.0f} ({moves})")
+    print("CPU per move (us) by move number (moves): " + ", ".join(cells))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moves", choices=WORKLOADS, default="explore")
@@ -442,6 +457,7 @@ def main() -> None:
           f"loads {best['loads']}, decoded {best['decoded']}")
     print("process CPU per move (us), each pass: " + ", ".join(f"{1e6 * r['cpu'] / moves:.1f}" for r in results)
           + f"; wall {1e6 * best['wall'] / moves:.1f}")
+    print_by_move_number(results)
     if args.steps:
         print(f"{'step':<14} {'us/move':>8}  (fastest pass per step)")
         for name, parent, what in STEP_TABLE:
