@@ -42,6 +42,7 @@ from .pubsub_link import PubSubLink
 from .recovery import load_when_up, resume_clock
 from .room_feed import SERVER_ERROR, Entry, RoomFeed
 from .service import RoomService
+from .single_flight import SingleFlight
 
 log = logging.getLogger("mineduel.hub")
 
@@ -71,6 +72,10 @@ class Hub:
         self._ps = pubsub
         self._entries: dict[str, Entry] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._fresh: SingleFlight[Room] = SingleFlight()
+        """Loads begun once a room's subscription was confirmed, shared by the connections
+        attaching at that moment. Not the room service's (``rooms.latest``): a load begun
+        before the subscription may miss a version whose message never comes."""
         self._reader: asyncio.Task[None] | None = None
         self._resync: asyncio.Task[None] | None = None
         self.feed = RoomFeed(self._entries, rooms, cache, fanout, presence, metrics)
@@ -150,7 +155,8 @@ class Hub:
         entry.conns.add(conn)
         try:
             await asyncio.wait_for(entry.ready.wait(), timeout_s)
-            room = self.cache.offer(await self.rooms.latest(room_id))
+            room = self.cache.latest(room_id) or await self._fresh.run(room_id, lambda: self.rooms.load(room_id))
+            room = self.cache.offer(room)
             self.fanout.snapshot(conn, room)
             # counted and published: the presence frame reaches conn (it has its snapshot) with the others'
             await self.presence.arrive(room_id, conn.viewer)

@@ -69,6 +69,7 @@ from .offload import Offload
 from .outage_log import OutageLog
 from .player_games import PlayerGames
 from .results import Results
+from .single_flight import SingleFlight
 from .store import Store
 from .stored_form import StoredForm
 
@@ -151,6 +152,7 @@ class RoomService:
         self.settle_grace_ms = settle_grace_ms
         self.stats = {"cache_hits": 0, "loads": 0, "conflicts": 0}
         self.stored = StoredForm()
+        self._loads: SingleFlight[Room] = SingleFlight()
         self._committed: dict[str, Any] = {}  # commit kind -> its moves_committed counter
 
     # ------------------------------------------------------------------ reading
@@ -164,12 +166,13 @@ class RoomService:
         return Room.from_data(unpack(found[1]))
 
     async def latest(self, room_id: str) -> Room:
-        """The latest Room this process knows (the cache of a watched room), else loaded."""
+        """The latest Room this process knows (the cache of a watched room), else loaded: a
+        load of it already under way (another socket of the same game opening) is shared."""
         room = self.cache.latest(room_id)
         if room is not None:
             self.stats["cache_hits"] += 1
             return room
-        return await self.load(room_id)
+        return await self._loads.run(room_id, lambda: self.load(room_id))
 
     async def load_many(self, room_ids: list[str]) -> dict[str, Room]:
         """The rooms of ``room_ids`` that exist and decode, in one round trip."""

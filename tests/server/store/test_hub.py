@@ -1,5 +1,5 @@
-"""The hub in-process on the real Valkey: conflicts and slow consumers counted, and a version
-that reached a socket before its own pub/sub message."""
+"""The hub in-process on the real Valkey: conflicts and slow consumers counted, a version
+that reached a socket before its own pub/sub message, a game's sockets attaching together."""
 
 from __future__ import annotations
 
@@ -131,3 +131,25 @@ async def test_a_version_loaded_before_its_message_arrives_still_reaches_every_s
             w.cancel()
         await parts.hub.detach(room.id, a)
         await parts.hub.detach(room.id, b)
+
+
+async def test_a_games_sockets_attaching_together_load_the_room_once(parts: Parts) -> None:
+    """A rematch opens its five sockets within a few ms: one load (begun once the room's
+    subscription was confirmed) serves them all, and each gets the snapshot of its class."""
+    got: list[list] = [[] for _ in range(5)]
+    boxes = [recorder(into) for into in got]
+    writers = [asyncio.create_task(box.run()) for box in boxes]
+    try:
+        room = await parts.rooms.create(new_game.duel("brettspielnetz", 4), (ANNA, BEN))
+        loads = parts.rooms.stats["loads"]
+        rooms = await asyncio.gather(*(parts.hub.attach(room.id, box) for box in boxes))
+        assert parts.rooms.stats["loads"] == loads + 1
+        assert {r.version for r in rooms} == {room.version}
+        await wait_for(lambda: all(any(f["t"] == "presence" for f in into) for into in got))
+        assert all(into[0]["t"] == "snapshot" and into[0]["v"] == room.version for into in got)
+        assert all(f["spectators"] == 5 for into in got for f in into if f["t"] == "presence")
+    finally:
+        for w in writers:
+            w.cancel()
+        for box in boxes:
+            await parts.hub.detach(room.id, box)
