@@ -31,6 +31,13 @@ class CommandLink(Protocol):
         """``EVALSHA`` of ``script``, loading it first if the server does not know it."""
         ...
 
+    async def evalsha_durable(self, script: str, keys: list[str], args: list[bytes | str | int],
+                              timeout_ms: int) -> tuple[Any, Any]:
+        """``EVALSHA`` and then ``WAITAOF 1 0 timeout_ms`` on one connection (``WAITAOF`` waits
+        only for the writes of the connection that sends it): the script's reply, and
+        ``WAITAOF``'s or the exception it failed with (a server without it)."""
+        ...
+
     async def aclose(self) -> None: ...
 
 
@@ -54,6 +61,19 @@ class RedisPyLink:
         if registered is None:
             registered = self._scripts[script] = self.redis.register_script(script)
         return await registered(keys=keys, args=args)
+
+    async def evalsha_durable(self, script: str, keys: list[str], args: list[bytes | str | int],
+                              timeout_ms: int) -> tuple[Any, Any]:
+        registered = self._scripts.get(script)
+        if registered is None:
+            registered = self._scripts[script] = self.redis.register_script(script)
+        async with self.redis.pipeline(transaction=False) as pipe:  # one connection for both
+            await registered(keys=keys, args=args, client=pipe)
+            pipe.execute_command("WAITAOF", 1, 0, timeout_ms)
+            reply, waited = await pipe.execute(raise_on_error=False)
+        if isinstance(reply, Exception):
+            raise reply
+        return reply, waited
 
     async def aclose(self) -> None:
         await self.redis.aclose()

@@ -285,6 +285,30 @@ class RespClient:
             await self.execute("SCRIPT", "LOAD", script)
             return await self.execute("EVALSHA", sha, len(keys), *keys, *args)
 
+    async def evalsha_durable(self, script: str, keys: list[str], args: list[bytes | str | int],
+                              timeout_ms: int) -> tuple[Any, Any]:
+        """``EVALSHA`` and then ``WAITAOF 1 0 timeout_ms``, written together on this connection
+        (``WAITAOF`` waits only for the writes of the connection that sends it): the script's
+        reply, and ``WAITAOF``'s or the exception it failed with (a server without it)."""
+        proto = self._proto
+        if proto is None or proto.lost is not None:
+            proto = await self._connect()
+        sha = self._shas.get(script)
+        if sha is None:
+            sha = self._shas[script] = hashlib.sha1(script.encode()).hexdigest()
+        loop = asyncio.get_running_loop()
+        ran, waited = loop.create_future(), loop.create_future()
+        proto.request(encode("EVALSHA", sha, len(keys), *keys, *args), ran)
+        proto.request(encode("WAITAOF", 1, 0, timeout_ms), waited)
+        reply, wait_reply = await asyncio.gather(ran, waited)
+        if isinstance(reply, ErrorReply):
+            error = reply.exception()
+            if not isinstance(error, NoScriptError):
+                raise error
+            await self.execute("SCRIPT", "LOAD", script)  # a restarted Redis forgets scripts
+            return await self.evalsha_durable(script, keys, args, timeout_ms)
+        return reply, wait_reply.exception() if isinstance(wait_reply, ErrorReply) else wait_reply
+
     def close(self) -> None:
         if self._watchdog is not None:
             self._watchdog.cancel()

@@ -8,8 +8,9 @@ bounded redis-py pool.
 Durability: the embedded server runs ``appendfsync always``, so Redis fsyncs the AOF before it
 sends the script's reply and the PUBLISHed message (both leave in the same event-loop turn,
 after the fsync): an update frame is built from a durable commit. With an external server the
-commit also waits for ``WAITAOF 1 0`` (see docs/RELIABILITY.md, "Faults", for the trade-off
-with ``appendfsync everysec``).
+commit also waits for ``WAITAOF 1 0``, sent right behind the script on the same connection
+(``WAITAOF`` waits only for the writes of the connection that sends it; see docs/RELIABILITY.md,
+"Faults", for the trade-off with ``appendfsync everysec``).
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ PRESENCE_KEEP_S = 86_400
 LOBBY_KEEP = 500
 LOBBY_MAX_AGE_MS = 7 * 24 * 3600 * 1000
 """A room's presence hash (and when each seat left) outlives its last connection this long."""
+
+
+WAITAOF_MS = 1000
+"""How long a commit waits for its write to be fsynced (an external Redis; see the module's doc)."""
 
 
 class Store:
@@ -114,28 +119,30 @@ class Store:
         the expiry of the room's state and log (``None``: keep them). When the settings ask
         for it, waits until the write is fsynced to the AOF before returning.
         """
-        ok, current = await self.link.evalsha(
-            scripts.COMMIT,
-            [state_key(room_id), log_key(room_id), channel(room_id), CLOCKS, analysis_key(room_id)],
-            [
-                -1 if expected is None else expected, version, data, log_entry, message, room_id,
-                "" if deadline_ms is None else deadline_ms, "" if not ttl_s else int(ttl_s),
-            ],
-        )
+        keys = [state_key(room_id), log_key(room_id), channel(room_id), CLOCKS, analysis_key(room_id)]
+        args = [
+            -1 if expected is None else expected, version, data, log_entry, message, room_id,
+            "" if deadline_ms is None else deadline_ms, "" if not ttl_s else int(ttl_s),
+        ]
+        if self.waitaof:
+            (ok, current), waited = await self.link.evalsha_durable(scripts.COMMIT, keys, args, WAITAOF_MS)
+            self._check_aof(waited)
+        else:
+            ok, current = await self.link.evalsha(scripts.COMMIT, keys, args)
         if not ok:
             return False, int(current) if current not in (b"", None) else None
-        if self.waitaof:
-            await self._wait_aof()
         return True, version
 
-    async def _wait_aof(self) -> None:
-        try:
-            local, _replicas = await self.redis.execute_command("WAITAOF", 1, 0, 1000)
-            if int(local) < 1:
-                log.warning("WAITAOF: the write is not fsynced locally (is appendonly on?)")
-        except ResponseError as exc:  # an old server without WAITAOF: stop asking
-            log.warning("WAITAOF unsupported (%s); relying on the server's fsync policy", exc)
+    def _check_aof(self, waited: Any) -> None:
+        """What ``WAITAOF`` answered after a commit: fsynced, not fsynced in time (logged), or
+        unknown to the server (logged once; then the server's fsync policy is all there is)."""
+        if isinstance(waited, ResponseError):
+            log.warning("WAITAOF unsupported (%s); relying on the server's fsync policy", waited)
             self.waitaof = False
+        elif isinstance(waited, Exception):
+            raise waited
+        elif int(waited[0]) < 1:
+            log.warning("WAITAOF: the write is not fsynced locally (is appendonly on?)")
 
     async def durability(self) -> dict[str, str]:
         """The server's ``appendonly`` and ``appendfsync`` settings (empty if CONFIG is refused)."""

@@ -107,3 +107,32 @@ async def test_the_redis_py_link_keeps_its_connections_bounded_under_a_burst(own
         assert len(clients) <= 16 + 1  # the pool's, and this admin connection
     finally:
         await link.aclose()
+
+
+@pytest.mark.parametrize("lean", [True, False])
+async def test_a_commits_waitaof_goes_on_the_connection_that_wrote(own_redis, lean: bool) -> None:
+    """``WAITAOF`` waits only for the writes of the connection that sends it: sent on another
+    connection (as the commit once did, through the store's redis-py pool) it waited for
+    nothing. Seen with ``MONITOR``: the commit's script and its ``WAITAOF`` come from one client."""
+    import redis.asyncio as aioredis
+
+    from server.store.store import Store
+
+    store = Store(own_redis.url, waitaof=True, lean=lean)
+    seen: list[dict] = []
+    try:
+        async with aioredis.from_url(own_redis.url) as admin:
+            async with admin.monitor() as monitor:
+                assert await store.commit("durable", None, 1, b"data", b"entry", b"message", None) == (True, 1)
+                for _ in range(50):  # bounded: the commit's commands (and a SCRIPT LOAD) are all there is
+                    seen.append(await asyncio.wait_for(monitor.next_command(), 5))
+                    if seen[-1]["command"].upper().startswith("WAITAOF"):
+                        break
+        assert store.waitaof  # the server knows WAITAOF and the write was fsynced (no warning)
+        script = [c for c in seen if c["command"].upper().startswith("EVALSHA")]
+        waits = [c for c in seen if c["command"].upper().startswith("WAITAOF")]
+        assert script and len(waits) == 1
+        assert (script[-1]["client_address"], script[-1]["client_port"]) == \
+            (waits[0]["client_address"], waits[0]["client_port"])
+    finally:
+        await store.close()
