@@ -153,7 +153,7 @@ class BenchServer:
             self.app_pids = _children(self.process.pid) if int(self.env.get("WORKERS", "1")) > 1 else []
             self.app_pids = [p for p in self.app_pids if "spawn_main" in _command(p)] or [self.process.pid]
             return
-        found = re.search(r"embedded valkey at (redis://\S+)", self.log_path.read_text())
+        found = re.search(r"embedded valkey at ((?:redis|unix)://[^\s,]+)", self.log_path.read_text())
         if found is None:
             raise RuntimeError("the bench server did not start its embedded Valkey")
         self.valkey_url = found.group(1)
