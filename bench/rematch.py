@@ -1,0 +1,181 @@
+"""What replacing a finished game costs the server: the app's and Valkey's CPU per game, by step.
+
+A game that ends is replaced by its rematch: one player offers it (``POST .../rematch``), the
+other accepts (the same call: the new room), 2 + K new sockets open on the new game (each gets
+its snapshot and is counted in the room's presence) and the old game's sockets close. Under
+load (``bench/load.py play --preplay 40``) about one game in 50 moves ends, and py-spy put the
+rematch path at a quarter of the app's CPU without naming its pieces; this bench measures them
+alone, on a fresh server (tmpfs data, as ``bench/serve.py`` starts it):
+
+    python bench/rematch.py --rooms 100 --rounds 3                 # this tree
+    python bench/rematch.py --rooms 100 --rounds 3 --compare main  # and another commit, alternated
+
+``--rooms`` games are seated with 2 + ``--spectators`` sockets each; every round ends each game
+(a resignation: the one step that is not part of a normal end), then plays the steps one at a
+time over all rooms (16 at once), the sockets of a game opened together, as the load bench's
+client does. Each step's CPU is read from ``/proc`` of the app and Valkey before and after it
+(with 0.3 s to settle: the presence writes wait up to 50 ms); figures are per game, the best
+round of each step. The client (``websockets``, in this process) is not measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from bench.load import checkout, loadavg  # noqa: E402
+from bench.serve import BenchServer, gauge_s  # noqa: E402
+
+STEPS = ("resign", "offer", "accept", "open", "close")
+AT_ONCE = 16
+SETTLE_S = 0.3
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_s(pids: list[int]) -> float:
+    """User + system CPU seconds of ``pids`` so far (``/proc/<pid>/stat``)."""
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / TICK
+
+
+class Game:
+    def __init__(self, room_id: str, tokens: list[str]) -> None:
+        self.id = room_id
+        self.tokens = tokens  # seat 0's, seat 1's
+        self.sockets: list = []
+        self.next_id: str | None = None
+        self.old: list = []
+
+
+async def limited(calls) -> None:  # noqa: ANN001 - coroutine functions
+    gate = asyncio.Semaphore(AT_ONCE)
+
+    async def one(call) -> None:  # noqa: ANN001
+        async with gate:
+            await call()
+
+    await asyncio.gather(*(one(call) for call in calls))
+
+
+async def measure(server: BenchServer, rooms: int, rounds: int, spectators: int) -> dict[str, tuple[float, float]]:
+    """Per step, the best round's (app, Valkey) CPU seconds per game."""
+    from websockets.asyncio.client import connect
+
+    from server.client import Api, ws_url
+
+    async def open_sockets(game: Game) -> list:
+        async def one(slot: int):  # noqa: ANN202
+            headers = {"Authorization": f"Bearer {game.tokens[slot]}"} if slot < 2 else None
+            ws = await connect(ws_url(server.url, game.id), additional_headers=headers, ping_interval=None,
+                               open_timeout=30)
+            await ws.recv()  # the snapshot
+            return ws
+
+        return list(await asyncio.gather(*(one(slot) for slot in range(2 + spectators))))
+
+    async def drain(game: Game) -> None:
+        for ws in game.sockets:  # the frames the step made (bounded: each must come)
+            await asyncio.wait_for(ws.recv(), 10)
+
+    async with Api(server.url, timeout_s=60) as api:
+        games: list[Game] = []
+
+        async def seat() -> None:
+            a, b = await api.guest(), await api.guest()
+            made = await api.create_game(a.token, seat=0)
+            await api.join(b.token, made["id"])
+            games.append(Game(made["id"], [a.token, b.token]))
+
+        await limited([seat] * rooms)
+
+        async def opened(game: Game) -> None:
+            game.sockets = await open_sockets(game)
+
+        await limited([lambda g=g: opened(g) for g in games])
+
+        async def resign(game: Game) -> None:
+            await api.resign(game.tokens[0], game.id)
+            await drain(game)
+
+        async def offer(game: Game) -> None:
+            answer = await api.rematch(game.tokens[0], game.id)
+            assert answer.get("offered"), answer
+            await drain(game)
+
+        async def accept(game: Game) -> None:
+            game.next_id = (await api.rematch(game.tokens[1], game.id))["id"]
+
+        async def open_new(game: Game) -> None:
+            assert game.next_id is not None
+            game.old, game.id, game.tokens = game.sockets, game.next_id, game.tokens[::-1]  # seats swapped
+            game.sockets = await open_sockets(game)
+
+        async def close_old(game: Game) -> None:
+            for ws in game.old:
+                await ws.close()
+            game.old = []
+
+        work = dict(zip(STEPS, (resign, offer, accept, open_new, close_old)))
+        best: dict[str, tuple[float, float]] = {}
+        for _ in range(rounds):
+            for step in STEPS:
+                app0, valkey0 = cpu_s(server.app_pids), cpu_s([server.valkey_pid] if server.valkey_pid else [])
+                await limited([lambda g=g, f=work[step]: f(g) for g in games])
+                await asyncio.sleep(SETTLE_S)
+                app = cpu_s(server.app_pids) - app0
+                valkey = cpu_s([server.valkey_pid] if server.valkey_pid else []) - valkey0
+                if step not in best or app / rooms < best[step][0]:
+                    best[step] = (app / rooms, valkey / rooms)
+        for game in games:
+            for ws in game.sockets:
+                await ws.close()
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rooms", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--spectators", type=int, default=3)
+    parser.add_argument("--compare", help="also another commit's server (git archive of it), alternated")
+    args = parser.parse_args()
+    if not 1 <= args.rooms <= 1000 or not 1 <= args.rounds <= 20 or not 0 <= args.spectators <= 20:
+        parser.error("--rooms 1..1000, --rounds 1..20, --spectators 0..20")
+    print(f"# {' '.join(sys.argv)}")
+    print(f"# gauge {gauge_s():.2f} s, load average {loadavg()}")
+    targets: list[tuple[str, Path | None]] = [("this tree", None)]
+    if args.compare:
+        where, sha = checkout(args.compare)
+        targets.append((sha, where))
+    results = {}
+    for label, root in targets:
+        started = time.monotonic()
+        with BenchServer(data_parent="/dev/shm" if os.path.isdir("/dev/shm") else None,
+                         **({"root": root} if root else {})) as server:
+            results[label] = asyncio.run(measure(server, args.rooms, args.rounds, args.spectators))
+        print(f"# {label}: {time.monotonic() - started:.0f} s, load average after {loadavg()}")
+    print(f"CPU ms per game, the best of {args.rounds} rounds ({args.rooms} games, 2 + {args.spectators} sockets each; "
+          f"/proc counts in {1000 / TICK:.0f} ms ticks: +-{1000 / TICK / args.rooms:.2f} ms per game)")
+    print(f"{'step':<8}" + "".join(f"{label + ' app':>16}{'valkey':>8}" for label in results))
+    for step in (*STEPS, "total"):
+        row = f"{step:<8}"
+        for per_step in results.values():
+            app = sum(a for a, _ in per_step.values()) if step == "total" else per_step[step][0]
+            valkey = sum(v for _, v in per_step.values()) if step == "total" else per_step[step][1]
+            row += f"{1000 * app:>16.2f}{1000 * valkey:>8.2f}"
+        print(row)
+    print("(resign is how this bench ends a game; under load a game ends by its last move)")
+
+
+if __name__ == "__main__":
+    main()
