@@ -65,7 +65,8 @@ late slots (had to wait for the mover) with how late (p50/p99/max) and the clien
 for slots sent on time (a busy machine or client shows here first: a p99 over 2 ms is
 flagged); skipped slots, restarts, refused moves, error frames, sockets closed early,
 undelivered pushes; the p99 of each 5 s of the window; CPU over the window (from /proc) of the
-app process(es), Valkey and all client processes, as a share of one core and per message (a
+app process(es) with their worker processes (the analyses', the no-guess layouts': part of the
+server's CPU, also shown alone), Valkey and all client processes, as a share of one core and per message (a
 move with its pushes; a baseline message with its fan-out). Then, per round, **ours/baseline
 for p99 and for app CPU per message** (also with Valkey's CPU added), ours/``--compare`` and
 disk/tmpfs. A ratio from one run on this shared 2-vCPU VM still moves; ``--repeat`` gives its
@@ -113,7 +114,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import cpu_share, profile_share
 from bench.openloop import Plan, raise_fd_limit
 from bench.openloop import worker as openloop_worker
-from bench.serve import BenchServer, gauge_s, longest_bucket, loop_lag_buckets
+from bench.serve import BenchServer, children, gauge_s, longest_bucket, loop_lag_buckets
 
 ROOT = Path(__file__).resolve().parent.parent
 TMPFS = "/dev/shm"
@@ -158,6 +159,27 @@ def cpu_s(pid: int | str | None) -> float | None:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except OSError:
         return None
+
+
+def descendants(pids: str | None, leave_out: int | None) -> list[int]:
+    """The processes started by ``pids`` (comma-separated) and by those, ``leave_out`` (Valkey)
+    and its own not included: the server's worker processes (the analyses', the no-guess
+    layouts'), started on first use."""
+    found: list[int] = []
+    todo = [int(p) for p in str(pids).split(",")] if pids else []
+    while todo:
+        for child in children(todo.pop()):
+            if child != leave_out and child not in found:
+                found.append(child)
+                todo.append(child)
+    return found
+
+
+def workers_cpu_s(pids: str | None, leave_out: int | None, since: dict[int, float]) -> tuple[float, dict[int, float]]:
+    """CPU seconds the server's worker processes used since ``since`` (their readings then; a
+    worker started meanwhile counts from 0), and their readings now."""
+    now = {child: cpu_s(child) or 0.0 for child in descendants(pids, leave_out)}
+    return sum(used - since.get(child, 0.0) for child, used in now.items()), now
 
 
 def loadavg() -> str:
@@ -283,6 +305,7 @@ def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: in
         app_pid = int(str(pid).split(",")[0]) if pid else None  # the first app process
         lag0 = loop_lag_buckets(url) if kind == "ours" else None  # (read before the CPU clocks)
         t0 = time.monotonic()
+        _, workers0 = workers_cpu_s(pid, redis_pid, {})
         cpu0 = (cpu_s(pid), cpu_s(redis_pid), sum(cpu_s(p.pid) or 0.0 for p in procs))
         if shares_path is not None and app_pid:
             os.kill(app_pid, signal.SIGUSR1)
@@ -292,6 +315,9 @@ def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: in
             profiling = (profile_share.start(app_pid, args.duration, out), out)
         time.sleep(max(0.0, (end_ns - time.monotonic_ns()) / 1e9))
         cpu1 = (cpu_s(pid), cpu_s(redis_pid), sum(cpu_s(p.pid) or 0.0 for p in procs))
+        workers_used, _ = workers_cpu_s(pid, redis_pid, workers0)
+        if cpu1[0] is not None:  # the app: its process(es) and their worker processes
+            cpu1 = (cpu1[0] + workers_used, cpu1[1], cpu1[2])
         if shares_path is not None and app_pid:
             os.kill(app_pid, signal.SIGUSR1)
         wall = time.monotonic() - t0
@@ -351,6 +377,7 @@ def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: in
         "restarts": total("restarts"), "restart_failures": total("restart_failures"),
         "errors": errors, "closed_early": total("closed_early"),
         "cpu_app": share(0), "cpu_valkey": share(1), "cpu_client": share(2),
+        "cpu_workers": 100 * workers_used / wall,
         "app_ms": per_msg(0), "valkey_ms": per_msg(1), "client_ms": per_msg(2),
         "rss0": rss0, "rss1": rss1,
         "p99_5s": [percentile(sorted(windows[k]), 99) for k in sorted(windows)],
@@ -458,6 +485,8 @@ def print_run(f: dict, args: argparse.Namespace) -> None:
         return "n/a" if x is None else f"{x:.3f} ms"
 
     valkey = f"; valkey {pct(f['cpu_valkey'])} = {ms(f['valkey_ms'])}/msg" if f["cpu_valkey"] is not None else ""
+    if f.get("cpu_workers"):
+        valkey = f" (of it its worker processes {pct(f['cpu_workers'])}: the analyses, no-guess layouts)" + valkey
     print(f"  CPU of one core: app {pct(f['cpu_app'])} = {ms(f['app_ms'])}/msg{valkey}; "
           f"client {pct(f['cpu_client'])} = {ms(f['client_ms'])}/msg (all processes)")
     if not math.isnan(f["lag_p99"]) and f["lag_p99"] > LAG_WARN_MS:

@@ -61,7 +61,7 @@ def gauge_s() -> float:
     return best
 
 
-def _children(pid: int) -> list[int]:
+def children(pid: int) -> list[int]:
     found: list[int] = []
     try:
         for task in Path(f"/proc/{pid}/task").iterdir():
@@ -150,7 +150,7 @@ class BenchServer:
         self.url = f"http://127.0.0.1:{port}"
         if self.baseline:
             self._wait_listening(port, deadline)
-            self.app_pids = _children(self.process.pid) if int(self.env.get("WORKERS", "1")) > 1 else []
+            self.app_pids = children(self.process.pid) if int(self.env.get("WORKERS", "1")) > 1 else []
             self.app_pids = [p for p in self.app_pids if "spawn_main" in _command(p)] or [self.process.pid]
             return
         found = re.search(r"embedded valkey at ((?:redis|unix)://[^\s,]+)", self.log_path.read_text())
@@ -168,9 +168,9 @@ class BenchServer:
             time.sleep(0.1)
         else:
             raise RuntimeError("the bench server did not answer /healthz in time")
-        children = _children(self.process.pid)
-        valkey = [p for p in children if "valkey-server" in _command(p) or "redis-server" in _command(p)]
-        workers = [p for p in children if p not in valkey and "spawn_main" in _command(p)]
+        kids = children(self.process.pid)
+        valkey = [p for p in kids if "valkey-server" in _command(p) or "redis-server" in _command(p)]
+        workers = [p for p in kids if p not in valkey and "spawn_main" in _command(p)]
         self.valkey_pid = valkey[0] if valkey else None
         self.app_pids = workers or [self.process.pid]
         client = self._redis()
