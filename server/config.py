@@ -121,9 +121,12 @@ class Settings:
     unlimited after this many seconds (server/core/pools.py, ``Window``)."""
     pairing_computer_after_s: float = 20.0
     """The quick-pairing page offers "Play the computer instead" after this long alone; 0 = never."""
-    analyse_at_end: bool = True
+    analyse_at_end: bool = False
     """Start a duel's analysis (server/store/analyses.py) in the worker process as soon as the
-    game ends; off = on its first request only."""
+    game ends; off (the default) = on its first request only. Why off: computed for every game
+    that ends, the analyses took a third of the server's CPU at 500 rooms under load (a fifth of
+    a core beside the app's 35%; docs/PERFORMANCE.md, thirteenth session), mostly for games
+    nobody opens; asked for, one takes about 15 ms (the page's odds element loads itself)."""
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -174,5 +177,5 @@ class Settings:
             pairing_live_s=float(e.get("MINEDUEL_PAIRING_LIVE_S", "6")),
             pairing_window=_numbers(e.get("MINEDUEL_PAIRING_WINDOW"), cls.pairing_window),
             pairing_computer_after_s=float(e.get("MINEDUEL_PAIRING_COMPUTER_AFTER_S", "20")),
-            analyse_at_end=_bool(e.get("MINEDUEL_ANALYSE_AT_END"), True),
+            analyse_at_end=_bool(e.get("MINEDUEL_ANALYSE_AT_END"), False),
         )

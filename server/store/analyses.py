@@ -96,14 +96,20 @@ class StoredAnalysis:
         return seat, permilles
 
 
+ANALYSIS_NICE = 10
+"""The analyses' worker runs this much nicer than the server: on a busy machine an analysis
+(15 ms a game, one per game that ends: a fifth of a core at 500 rooms under load) waits for the
+moves instead of taking a CPU from them (docs/PERFORMANCE.md, thirteenth session)."""
+
+
 class Analyses:
     def __init__(self, store: Store, metrics: Metrics, offload: Offload | None = None, at_end: bool = False) -> None:
         self.store = store
         self.metrics = metrics
         self.at_end = at_end
         """:meth:`finished` starts the analysis (else the first request does)."""
-        self.offload = offload or Offload()
-        """The analyses' own worker process (started on first use)."""
+        self.offload = offload or Offload(nice=ANALYSIS_NICE)
+        """The analyses' own worker process (started on first use), at a lower priority."""
         self.computed = 0
         """Analyses this process computed (tests read it: one per game)."""
         self._running: dict[str, asyncio.Task[StoredAnalysis]] = {}

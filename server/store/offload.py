@@ -30,9 +30,12 @@ T = TypeVar("T")
 PARENT_CHECK_S = 0.5
 
 
-def exit_with_parent(parent_pid: int) -> None:
+def exit_with_parent(parent_pid: int, nice: int = 0) -> None:
     """A worker's initializer: a daemon thread that ends the worker once its parent (the server
-    process, ``parent_pid``) is gone, i.e. once the worker has been handed to another parent."""
+    process, ``parent_pid``) is gone, i.e. once the worker has been handed to another parent;
+    and the worker's priority lowered by ``nice`` (see :class:`Offload`)."""
+    if nice:
+        os.nice(nice)
 
     def watch() -> None:
         while os.getppid() == parent_pid:
@@ -43,15 +46,18 @@ def exit_with_parent(parent_pid: int) -> None:
 
 
 class Offload:
-    def __init__(self, workers: int = 1) -> None:
+    def __init__(self, workers: int = 1, nice: int = 0) -> None:
         self.workers = workers
+        self.nice = nice
+        """Added to the workers' niceness: background work (a finished game's analysis, which
+        nobody waits for) yields the CPU to the event loop's moves on a busy machine."""
         self._pool: ProcessPoolExecutor | None = None
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` in the worker process (``fn`` and its arguments must pickle)."""
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=exit_with_parent, initargs=(os.getpid(),))
+                                             initializer=exit_with_parent, initargs=(os.getpid(), self.nice))
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
 
     def close(self) -> None:

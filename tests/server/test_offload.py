@@ -52,3 +52,24 @@ def test_a_worker_ends_when_its_server_is_killed() -> None:
         if server.poll() is None:
             server.kill()
             server.wait(10)
+
+
+def test_a_nicer_worker_runs_at_a_lower_priority_than_its_server() -> None:
+    """The analyses' worker is background work: it yields the CPU to the server's moves."""
+    import asyncio
+
+    from server.store.analyses import ANALYSIS_NICE, Analyses
+    from server.store.offload import Offload
+
+    async def run() -> tuple[int, int]:
+        plain, nicer = Offload(), Offload(nice=ANALYSIS_NICE)
+        try:
+            return await plain.run(os.nice, 0), await nicer.run(os.nice, 0)
+        finally:
+            plain.close()
+            nicer.close()
+
+    here = os.nice(0)
+    plain, nicer = asyncio.run(run())
+    assert plain == here and nicer == min(19, here + ANALYSIS_NICE) and ANALYSIS_NICE > 0
+    assert Analyses(store=None, metrics=None).offload.nice == ANALYSIS_NICE  # type: ignore[arg-type]

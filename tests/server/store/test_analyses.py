@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import random
 
+import pytest
+
 from engine import Duel, Explore, Resign
 from server.core.decide import Play
 from server.core.room import Player
@@ -61,6 +63,30 @@ async def test_one_computation_per_game_however_many_ask(redis_url: str) -> None
         expected = StoredAnalysis.unpack(compute(over.game.setup, list(over.game.log)))
         assert found[0] == expected and found[0].to_data()["moves"][0]["cell"] == [4, 4]
         assert (await rooms.analysis(room.id)) == expected and analyses.computed == 1
+    finally:
+        await analyses.close()
+        await store.close()
+
+
+@pytest.mark.parametrize("at_end", [False, True])
+async def test_the_analysis_is_made_at_the_end_only_when_asked_to(redis_url: str, at_end: bool) -> None:
+    """By default nothing is computed until someone asks (most finished games are never
+    opened); with ``at_end`` the end's commit starts it and it is stored without a request."""
+    store = Store(redis_url)
+    metrics = Metrics()
+    analyses = Analyses(store, metrics, at_end=at_end)
+    rooms = RoomService(store, RoomCache(), metrics, retention=Retention(3600, 3600), analyses=analyses)
+    try:
+        anna, ben = Player(unique("a"), "Anna"), Player(unique("b"), "Ben")
+        room = await rooms.create(Duel.new(random.Random(12), first=0), (anna, ben))
+        await rooms.act(room.id, anna, Play(Explore((4, 4))))
+        await rooms.act(room.id, ben, Play(Resign()))
+        for _ in range(100):  # bounded: 10 s
+            if await store.analysis(room.id) is not None:
+                break
+            await asyncio.sleep(0.1 if at_end else 0.01)
+        assert (await store.analysis(room.id) is not None) is at_end
+        assert analyses.computed == (1 if at_end else 0)
     finally:
         await analyses.close()
         await store.close()
