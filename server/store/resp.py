@@ -300,7 +300,10 @@ class RespClient:
         ran, waited = loop.create_future(), loop.create_future()
         proto.request(encode("EVALSHA", sha, len(keys), *keys, *args), ran)
         proto.request(encode("WAITAOF", 1, 0, timeout_ms), waited)
-        reply, wait_reply = await asyncio.gather(ran, waited)
+        reply, wait_reply = await asyncio.gather(ran, waited, return_exceptions=True)  # (both retrieved)
+        for outcome in (reply, wait_reply):
+            if isinstance(outcome, BaseException):  # the connection was lost
+                raise outcome
         if isinstance(reply, ErrorReply):
             error = reply.exception()
             if not isinstance(error, NoScriptError):
