@@ -14,7 +14,8 @@ alone, on a fresh server (tmpfs data, as ``bench/serve.py`` starts it):
 (a resignation: the one step that is not part of a normal end), then plays the steps one at a
 time over all rooms (16 at once), the sockets of a game opened together, as the load bench's
 client does. Each step's CPU is read from ``/proc`` of the app and Valkey before and after it
-(with 0.3 s to settle: the presence writes wait up to 50 ms); figures are per game, the best
+(``bench.load.cpu_s``: the threads' time on a CPU, in ns; with 0.3 s to settle: the presence
+writes wait up to 50 ms); figures are per game, the best
 round of each step. The client (``websockets``, in this process) is not measured.
 """
 
@@ -30,22 +31,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from bench.load import checkout, loadavg  # noqa: E402
+from bench.load import checkout, cpu_s, loadavg  # noqa: E402
 from bench.serve import BenchServer, gauge_s  # noqa: E402
 
 STEPS = ("resign", "offer", "accept", "open", "close")
 AT_ONCE = 16
 SETTLE_S = 0.3
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_s(pids: list[int]) -> float:
-    """User + system CPU seconds of ``pids`` so far (``/proc/<pid>/stat``)."""
-    total = 0
-    for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])
-    return total / TICK
 
 
 class Game:
@@ -129,11 +120,11 @@ async def measure(server: BenchServer, rooms: int, rounds: int, spectators: int)
         best: dict[str, tuple[float, float]] = {}
         for _ in range(rounds):
             for step in STEPS:
-                app0, valkey0 = cpu_s(server.app_pids), cpu_s([server.valkey_pid] if server.valkey_pid else [])
+                app0, valkey0 = cpu_s(server.pid_list) or 0.0, cpu_s(server.valkey_pid) or 0.0
                 await limited([lambda g=g, f=work[step]: f(g) for g in games])
                 await asyncio.sleep(SETTLE_S)
-                app = cpu_s(server.app_pids) - app0
-                valkey = cpu_s([server.valkey_pid] if server.valkey_pid else []) - valkey0
+                app = (cpu_s(server.pid_list) or 0.0) - app0
+                valkey = (cpu_s(server.valkey_pid) or 0.0) - valkey0
                 if step not in best or app / rooms < best[step][0]:
                     best[step] = (app / rooms, valkey / rooms)
         for game in games:
@@ -164,8 +155,7 @@ def main() -> None:
                          **({"root": root} if root else {})) as server:
             results[label] = asyncio.run(measure(server, args.rooms, args.rounds, args.spectators))
         print(f"# {label}: {time.monotonic() - started:.0f} s, load average after {loadavg()}")
-    print(f"CPU ms per game, the best of {args.rounds} rounds ({args.rooms} games, 2 + {args.spectators} sockets each; "
-          f"/proc counts in {1000 / TICK:.0f} ms ticks: +-{1000 / TICK / args.rooms:.2f} ms per game)")
+    print(f"CPU ms per game, the best of {args.rounds} rounds ({args.rooms} games, 2 + {args.spectators} sockets each)")
     print(f"{'step':<8}" + "".join(f"{label + ' app':>16}{'valkey':>8}" for label in results))
     for step in (*STEPS, "total"):
         row = f"{step:<8}"

@@ -57,18 +57,12 @@ class RedisPyLink:
         return await self.redis.execute_command(*args)
 
     async def evalsha(self, script: str, keys: list[str], args: list[bytes | str | int]) -> Any:
-        registered = self._scripts.get(script)
-        if registered is None:
-            registered = self._scripts[script] = self.redis.register_script(script)
-        return await registered(keys=keys, args=args)
+        return await self._registered(script)(keys=keys, args=args)
 
     async def evalsha_durable(self, script: str, keys: list[str], args: list[bytes | str | int],
                               timeout_ms: int) -> tuple[Any, Any]:
-        registered = self._scripts.get(script)
-        if registered is None:
-            registered = self._scripts[script] = self.redis.register_script(script)
         async with self.redis.pipeline(transaction=False) as pipe:  # one connection for both
-            await registered(keys=keys, args=args, client=pipe)
+            await self._registered(script)(keys=keys, args=args, client=pipe)
             pipe.execute_command("WAITAOF", 1, 0, timeout_ms)
             reply, waited = await pipe.execute(raise_on_error=False)
         if isinstance(reply, Exception):
@@ -77,6 +71,12 @@ class RedisPyLink:
 
     async def aclose(self) -> None:
         await self.redis.aclose()
+
+    def _registered(self, script: str) -> Any:
+        registered = self._scripts.get(script)
+        if registered is None:
+            registered = self._scripts[script] = self.redis.register_script(script)
+        return registered
 
 
 class LeanLink(RespClient):

@@ -263,9 +263,7 @@ class RespClient:
 
     async def execute(self, *args: bytes | str | int) -> Any:
         """Send one command and return its reply (raising the error a failure maps to)."""
-        proto = self._proto
-        if proto is None or proto.lost is not None:
-            proto = await self._connect()
+        proto = self._live() or await self._connect()
         future = asyncio.get_running_loop().create_future()
         proto.request(encode(*args), future)
         reply = await future
@@ -276,9 +274,7 @@ class RespClient:
     async def evalsha(self, script: str, keys: list[str], args: list[bytes | str | int]) -> Any:
         """``EVALSHA`` of ``script``, loading it first if the server does not know it (a
         restarted Redis forgets scripts)."""
-        sha = self._shas.get(script)
-        if sha is None:
-            sha = self._shas[script] = hashlib.sha1(script.encode()).hexdigest()
+        sha = self._sha(script)
         try:
             return await self.execute("EVALSHA", sha, len(keys), *keys, *args)
         except NoScriptError:
@@ -290,12 +286,8 @@ class RespClient:
         """``EVALSHA`` and then ``WAITAOF 1 0 timeout_ms``, written together on this connection
         (``WAITAOF`` waits only for the writes of the connection that sends it): the script's
         reply, and ``WAITAOF``'s or the exception it failed with (a server without it)."""
-        proto = self._proto
-        if proto is None or proto.lost is not None:
-            proto = await self._connect()
-        sha = self._shas.get(script)
-        if sha is None:
-            sha = self._shas[script] = hashlib.sha1(script.encode()).hexdigest()
+        proto = self._live() or await self._connect()
+        sha = self._sha(script)
         loop = asyncio.get_running_loop()
         ran, waited = loop.create_future(), loop.create_future()
         proto.request(encode("EVALSHA", sha, len(keys), *keys, *args), ran)
@@ -311,6 +303,18 @@ class RespClient:
             await self.execute("SCRIPT", "LOAD", script)  # a restarted Redis forgets scripts
             return await self.evalsha_durable(script, keys, args, timeout_ms)
         return reply, wait_reply.exception() if isinstance(wait_reply, ErrorReply) else wait_reply
+
+    def _live(self) -> _Protocol | None:
+        """The connection unless it is lost (or not made yet): then ``_connect`` makes it again.
+        Not a coroutine: this is on every command's path."""
+        proto = self._proto
+        return proto if proto is not None and proto.lost is None else None
+
+    def _sha(self, script: str) -> str:
+        sha = self._shas.get(script)
+        if sha is None:
+            sha = self._shas[script] = hashlib.sha1(script.encode()).hexdigest()
+        return sha
 
     def close(self) -> None:
         if self._watchdog is not None:
