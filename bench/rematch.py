@@ -9,6 +9,12 @@ alone, on a fresh server (tmpfs data, as ``bench/serve.py`` starts it):
 
     python bench/rematch.py --rooms 100 --rounds 3                 # this tree
     python bench/rematch.py --rooms 100 --rounds 3 --compare main  # and another commit, alternated
+    python bench/rematch.py --rooms 100 --rounds 3 --moves 60      # games played out first
+
+``--moves N``: before each round's end every game first plays up to N moves (random hidden
+cells, not measured), so the finished room that the rematch calls read is as long as a real
+game's (about 50 moves) instead of one move long; a game that ends by its moves needs no
+resignation.
 
 ``--rooms`` games are seated with 2 + ``--spectators`` sockets each; every round ends each game
 (a resignation: the one step that is not part of a normal end), then plays the steps one at a
@@ -24,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import sys
 import time
 from pathlib import Path
@@ -58,25 +65,42 @@ async def limited(calls) -> None:  # noqa: ANN001 - coroutine functions
     await asyncio.gather(*(one(call) for call in calls))
 
 
-async def measure(server: BenchServer, rooms: int, rounds: int, spectators: int) -> dict[str, tuple[float, float]]:
+async def measure(server: BenchServer, rooms: int, rounds: int, spectators: int,
+                  moves: int = 0) -> dict[str, tuple[float, float]]:
     """Per step, the best round's (app, Valkey) CPU seconds per game."""
     from websockets.asyncio.client import connect
 
-    from server.client import Api, ws_url
+    from server.client import Api, GameSocket, ws_url
 
-    async def open_sockets(game: Game) -> list:
-        async def one(slot: int):  # noqa: ANN202
+    rng = random.Random(1)
+
+    async def open_sockets(game: Game) -> list[GameSocket]:
+        async def one(slot: int) -> GameSocket:
             headers = {"Authorization": f"Bearer {game.tokens[slot]}"} if slot < 2 else None
-            ws = await connect(ws_url(server.url, game.id), additional_headers=headers, ping_interval=None,
-                               open_timeout=30)
-            await ws.recv()  # the snapshot
+            ws = GameSocket(await connect(ws_url(server.url, game.id), additional_headers=headers,
+                                          ping_interval=None, open_timeout=30, max_size=2**22))
+            ws.keep_frames = False
+            await ws.until(lambda f: f["t"] == "snapshot", 10)
             return ws
 
         return list(await asyncio.gather(*(one(slot) for slot in range(2 + spectators))))
 
-    async def drain(game: Game) -> None:
+    async def drain(game: Game, v: int | None = None) -> None:
         for ws in game.sockets:  # the frames the step made (bounded: each must come)
-            await asyncio.wait_for(ws.recv(), 10)
+            if v is None:
+                await ws.until(lambda f: f["t"] in ("snapshot", "update"), 10)
+            else:
+                await ws.until_version(v, 10)
+
+    async def play(game: Game) -> None:
+        for _ in range(moves):
+            watcher = game.sockets[0]
+            if watcher.view.to_move is None:
+                return  # the game ended by its moves
+            mover = game.sockets[watcher.view.to_move]  # slot = seat
+            hidden = [(r, c) for r, row in enumerate(mover.view.rows) for c, ch in enumerate(row) if ch in ".x"]
+            await mover.move("explore", rng.choice(hidden))
+            await drain(game, mover.v + 1)
 
     async with Api(server.url, timeout_s=60) as api:
         games: list[Game] = []
@@ -95,8 +119,9 @@ async def measure(server: BenchServer, rooms: int, rounds: int, spectators: int)
         await limited([lambda g=g: opened(g) for g in games])
 
         async def resign(game: Game) -> None:
-            await api.resign(game.tokens[0], game.id)
-            await drain(game)
+            if game.sockets[0].view.to_move is not None:
+                await api.resign(game.tokens[0], game.id)
+                await drain(game)
 
         async def offer(game: Game) -> None:
             answer = await api.rematch(game.tokens[0], game.id)
@@ -119,6 +144,7 @@ async def measure(server: BenchServer, rooms: int, rounds: int, spectators: int)
         work = dict(zip(STEPS, (resign, offer, accept, open_new, close_old)))
         best: dict[str, tuple[float, float]] = {}
         for _ in range(rounds):
+            await limited([lambda g=g: play(g) for g in games])
             for step in STEPS:
                 app0, valkey0 = cpu_s(server.pid_list) or 0.0, cpu_s(server.valkey_pid) or 0.0
                 await limited([lambda g=g, f=work[step]: f(g) for g in games])
@@ -138,10 +164,12 @@ def main() -> None:
     parser.add_argument("--rooms", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--spectators", type=int, default=3)
+    parser.add_argument("--moves", type=int, default=0, help="moves each game plays before it ends (not measured)")
     parser.add_argument("--compare", help="also another commit's server (git archive of it), alternated")
     args = parser.parse_args()
-    if not 1 <= args.rooms <= 1000 or not 1 <= args.rounds <= 20 or not 0 <= args.spectators <= 20:
-        parser.error("--rooms 1..1000, --rounds 1..20, --spectators 0..20")
+    if (not 1 <= args.rooms <= 1000 or not 1 <= args.rounds <= 20 or not 0 <= args.spectators <= 20
+            or not 0 <= args.moves <= 121):
+        parser.error("--rooms 1..1000, --rounds 1..20, --spectators 0..20, --moves 0..121")
     print(f"# {' '.join(sys.argv)}")
     print(f"# gauge {gauge_s():.2f} s, load average {loadavg()}")
     targets: list[tuple[str, Path | None]] = [("this tree", None)]
@@ -153,7 +181,7 @@ def main() -> None:
         started = time.monotonic()
         with BenchServer(data_parent="/dev/shm" if os.path.isdir("/dev/shm") else None,
                          **({"root": root} if root else {})) as server:
-            results[label] = asyncio.run(measure(server, args.rooms, args.rounds, args.spectators))
+            results[label] = asyncio.run(measure(server, args.rooms, args.rounds, args.spectators, args.moves))
         print(f"# {label}: {time.monotonic() - started:.0f} s, load average after {loadavg()}")
     print(f"CPU ms per game, the best of {args.rounds} rounds ({args.rooms} games, 2 + {args.spectators} sockets each)")
     print(f"{'step':<8}" + "".join(f"{label + ' app':>16}{'valkey':>8}" for label in results))
@@ -164,7 +192,8 @@ def main() -> None:
             valkey = sum(v for _, v in per_step.values()) if step == "total" else per_step[step][1]
             row += f"{1000 * app:>16.2f}{1000 * valkey:>8.2f}"
         print(row)
-    print("(resign is how this bench ends a game; under load a game ends by its last move)")
+    print("(resign is how this bench ends a game; under load a game ends by its last move)"
+          + (f"; games first played up to {args.moves} moves" if args.moves else ""))
 
 
 if __name__ == "__main__":
