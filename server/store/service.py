@@ -210,15 +210,17 @@ class RoomService:
     # ------------------------------------------------------------------ changing
 
     async def act(self, room_id: str, actor: Player | None, command: Command, seen_version: int | None = None,
-                  started: float | None = None) -> Room:
+                  started: float | None = None, known: int | None = None) -> Room:
         """Decide ``command`` for ``actor`` and commit it; the committed (or unchanged) Room.
 
         ``seen_version``: the version the actor saw (``None``: not checked, and lost races are
         decided again). ``started``: ``time.perf_counter()`` when the command arrived (the
-        move-to-push latency is observed from it)."""
+        move-to-push latency is observed from it). ``known``: a version the caller has read
+        (a cached room older than it is not decided on: its refusal could be wrong)."""
         for attempt in range(self.retries):
             room = self.cache.latest(room_id) if attempt == 0 else None
-            if room is None or (seen_version is not None and seen_version != room.version):
+            if (room is None or (seen_version is not None and seen_version != room.version)
+                    or (known is not None and room.version < known)):
                 room = await self.load(room_id)  # the cache may be behind the version the client saw
             else:
                 self.stats["cache_hits"] += 1
@@ -268,15 +270,19 @@ class RoomService:
         offering returns the old room with the offer (a versioned change too: the opponent
         sees it and may accept or decline). Idempotent: once linked, the linked room.
         ``new_game(old_room)`` makes the new room's game."""
-        for _ in range(self.retries):
-            room = await self.load(room_id)
+        for attempt in range(self.retries):
+            # the cached room first (its sockets keep it current; a finished game's load and
+            # decode was the dearest part of a rematch): if it is behind, the commit's
+            # compare-and-set refuses and the next attempt loads
+            room = await (self.latest(room_id) if attempt == 0 else self.load(room_id))
             seat = room.seat_of(player)
             if room.rematch is not None and seat is not None:
-                return await self.load(room.rematch)
+                return await self.latest(room.rematch)
             if seat is not None and room.status is Status.OVER and accepts_rematch(room, seat):
                 return await self._start_rematch(room, player, new_game)
             try:
-                return await self.act(room_id, player, OfferRematch())  # refused there if it may not
+                # refused there if it may not
+                return await self.act(room_id, player, OfferRematch(), known=room.version)
             except RoomRefused as exc:
                 if exc.code is not Refused.NO_OFFER:
                     raise
@@ -289,7 +295,7 @@ class RoomService:
         fresh_id = new_room_id()
         clock = room.clock.fresh() if room.clock else None
         fresh = await self.create(new_game(room), rematch_players(room), clock, room_id=fresh_id, rated=room.rated)
-        linked = await self.act(room.id, player, LinkRematch(fresh_id))
+        linked = await self.act(room.id, player, LinkRematch(fresh_id), known=room.version)
         return fresh if linked.rematch == fresh_id else await self.load(linked.rematch or fresh_id)
 
     # ------------------------------------------------------------------ after a commit
