@@ -4,13 +4,15 @@ that reached a socket before its own pub/sub message, a game's sockets attaching
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
+from collections.abc import AsyncIterator
 
 from engine import SPECTATOR, Resign
 from server.app import Parts
 from server.core.decide import Play
-from server.core.room import Player
+from server.core.room import Player, Room
 from server.edge import new_game
 from server.edge.outbox import Outbox
 from server.store.keys import unpack
@@ -155,9 +157,9 @@ async def test_a_games_sockets_attaching_together_load_the_room_once(parts: Part
             await parts.hub.detach(room.id, box)
 
 
-async def test_a_watched_games_rematch_is_offered_and_accepted_without_loading_it(parts: Parts) -> None:
-    """The rematch calls decide on the cached room (a finished game's load and decode was the
-    dearest part of a rematch under load); each commit's compare-and-set still guards them."""
+@contextlib.asynccontextmanager
+async def a_finished_game_watched_here(parts: Parts) -> AsyncIterator[tuple[Room, Outbox]]:
+    """A duel Anna resigned, with one socket of this process on it (its cache holds the end)."""
     box = recorder([])
     writer = asyncio.create_task(box.run())
     room = await parts.rooms.create(new_game.duel("brettspielnetz", 4), (ANNA, BEN))
@@ -165,18 +167,25 @@ async def test_a_watched_games_rematch_is_offered_and_accepted_without_loading_i
         await parts.hub.attach(room.id, box)
         over = await parts.rooms.act(room.id, ANNA, Play(Resign()))
         await wait_for(lambda: parts.cache.latest(room.id).version == over.version)
-        loads = parts.rooms.stats["loads"]
-        offered = await parts.rooms.rematch(room.id, BEN, new_game.rematch_of)
-        assert offered.rematch_offer == 1
-        await wait_for(lambda: parts.cache.latest(room.id).version == offered.version)
-        fresh = await parts.rooms.rematch(room.id, ANNA, new_game.rematch_of)
-        assert fresh.id != room.id and fresh.players == (BEN, ANNA)
-        assert parts.rooms.stats["loads"] == loads
-        linked = await parts.rooms.load(room.id)
-        assert linked.rematch == fresh.id and linked.version == offered.version + 1
+        yield over, box
     finally:
         writer.cancel()
         await parts.hub.detach(room.id, box)
+
+
+async def test_a_watched_games_rematch_is_offered_and_accepted_without_loading_it(parts: Parts) -> None:
+    """The rematch calls decide on the cached room (a finished game's load and decode was the
+    dearest part of a rematch under load); each commit's compare-and-set still guards them."""
+    async with a_finished_game_watched_here(parts) as (over, _box):
+        loads = parts.rooms.stats["loads"]
+        offered = await parts.rooms.rematch(over.id, BEN, new_game.rematch_of)
+        assert offered.rematch_offer == 1
+        await wait_for(lambda: parts.cache.latest(over.id).version == offered.version)
+        fresh = await parts.rooms.rematch(over.id, ANNA, new_game.rematch_of)
+        assert fresh.id != over.id and fresh.players == (BEN, ANNA)
+        assert parts.rooms.stats["loads"] == loads
+        linked = await parts.rooms.load(over.id)
+        assert linked.rematch == fresh.id and linked.version == offered.version + 1
 
 
 async def test_a_rematch_decided_on_a_cache_that_is_behind_accepts_the_offer_it_had_not_seen(
@@ -185,22 +194,13 @@ async def test_a_rematch_decided_on_a_cache_that_is_behind_accepts_the_offer_it_
     finds no offer in the cache and offers herself, loses the compare-and-set, and, decided
     again on the stored room, accepts Ben's: one new game, linked once."""
     parts, gate = gated
-    box = recorder([])
-    writer = asyncio.create_task(box.run())
-    room = await parts.rooms.create(new_game.duel("brettspielnetz", 4), (ANNA, BEN))
-    try:
-        await parts.hub.attach(room.id, box)
-        over = await parts.rooms.act(room.id, ANNA, Play(Resign()))
-        await wait_for(lambda: parts.cache.latest(room.id).version == over.version)
+    async with a_finished_game_watched_here(parts) as (over, box):
         gate.open = asyncio.Event()  # hold the messages: the cache stays at the end
-        offered = await other_process(parts.store).rematch(room.id, BEN, new_game.rematch_of)
-        assert offered.rematch_offer == 1 and parts.cache.latest(room.id).version == over.version
-        fresh = await parts.rooms.rematch(room.id, ANNA, new_game.rematch_of)
-        linked = await parts.rooms.load(room.id)
-        assert fresh.id != room.id and linked.rematch == fresh.id and linked.version == offered.version + 1
+        offered = await other_process(parts.store).rematch(over.id, BEN, new_game.rematch_of)
+        assert offered.rematch_offer == 1 and parts.cache.latest(over.id).version == over.version
+        fresh = await parts.rooms.rematch(over.id, ANNA, new_game.rematch_of)
+        linked = await parts.rooms.load(over.id)
+        assert fresh.id != over.id and linked.rematch == fresh.id and linked.version == offered.version + 1
         assert parts.rooms.stats["conflicts"] >= 1
         gate.open.set()
         await wait_for(lambda: box.version == linked.version)
-    finally:
-        writer.cancel()
-        await parts.hub.detach(room.id, box)
