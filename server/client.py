@@ -159,8 +159,10 @@ class Api:
         return await self.request("POST", f"/api/v1/games/{game_id}/resign", token, {} if v is None else {"v": v})
 
 
-def ws_url(base_url: str, game_id: str) -> str:
-    return base_url.replace("http://", "ws://").replace("https://", "wss://").rstrip("/") + f"/api/v1/games/{game_id}/ws"
+def ws_url(base_url: str, game_id: str, follow: bool = False) -> str:
+    """The game's socket; ``follow``: it moves to the game's rematch (docs/PROTOCOL.md)."""
+    return (base_url.replace("http://", "ws://").replace("https://", "wss://").rstrip("/")
+            + f"/api/v1/games/{game_id}/ws" + ("?follow=rematch" if follow else ""))
 
 
 class GameSocket:
@@ -178,11 +180,20 @@ class GameSocket:
         self.keep_frames = True
 
     @classmethod
-    async def connect(cls, base_url: str, game_id: str, token: str | None = None, **kwargs: Any) -> GameSocket:
+    async def connect(cls, base_url: str, game_id: str, token: str | None = None, follow: bool = False,
+                      **kwargs: Any) -> GameSocket:
+        """``follow``: the server moves this socket to the game's rematch (a new ``snapshot``
+        with the new game's ``room.id`` and your seat there); :attr:`follows` says it agreed."""
         headers = {"Authorization": f"Bearer {token}"} if token else None
-        ws = await connect(ws_url(base_url, game_id), additional_headers=headers, max_size=2**22,
+        ws = await connect(ws_url(base_url, game_id, follow), additional_headers=headers, max_size=2**22,
                            open_timeout=10, **kwargs)
         return cls(ws)
+
+    @property
+    def follows(self) -> bool:
+        """Whether the server moves this socket to its game's rematch (it said so in the upgrade)."""
+        response = self.ws.response
+        return response is not None and response.headers.get("x-mineduel-follow") == "rematch"
 
     async def __aenter__(self) -> Self:
         return self

@@ -46,7 +46,7 @@ class Outbox:
     """
 
     __slots__ = ("viewer", "codec", "player_id", "version", "_waiting", "_maxsize", "_send", "_close",
-                 "_busy", "_done", "_inline", "closed", "close_code")
+                 "_busy", "_done", "_inline", "closed", "close_code", "on_rematch")
 
     def __init__(
         self,
@@ -71,6 +71,7 @@ class Outbox:
         self._inline = inline
         self.closed = False
         self.close_code: int | None = None
+        self.on_rematch: Callable[[str], None] | None = None
 
     def send(self, frame: Frame) -> bool:
         if self.closed:

@@ -3,7 +3,8 @@
 Protocol: docs/PROTOCOL.md. The token comes from ``Authorization: Bearer`` or ``?token=``;
 without one the socket is a spectator's. A page of another site may not open it (``Origin``
 checked before the upgrade: 403; see :mod:`server.edge.admission`). The first frame is a
-snapshot; the hub sends every later change. Client frames are parsed once by
+snapshot; the hub sends every later change (with ``?follow=rematch`` the socket follows its
+game to the rematch: :mod:`server.edge.follow`). Client frames are parsed once by
 :mod:`server.edge.wire`; a bad frame gets an error frame (the socket stays open), an
 oversized frame or a flood closes it with 1008.
 """
@@ -27,6 +28,7 @@ from ..store.service import RoomRefused
 from . import wire
 from .admission import admitted
 from .auth import bearer_token
+from .follow import Whereabouts
 from .frames import client_frames
 from .outbox import Outbox
 from .raw_send import frame_sender
@@ -35,6 +37,8 @@ log = logging.getLogger("mineduel.ws")
 
 POLICY = 1008
 SERVER_ERROR = 1011
+FOLLOW_HEADER = b"x-mineduel-follow"
+"""In the upgrade's answer to a socket opened with ``?follow=rematch``: the server will move it."""
 
 WIRE_CODES = {Refused.NOT_SEATED: "spectator"}
 """Refusal codes that this socket names differently (docs/PROTOCOL.md); the rest keep theirs."""
@@ -51,7 +55,8 @@ async def _game_socket(websocket: WebSocket) -> None:
     room_id = websocket.path_params["id"]
     token = bearer_token(websocket.headers, websocket.query_params)
     player = state.auth.resolve(token) if token else None
-    await websocket.accept()
+    follow = websocket.query_params.get("follow") == "rematch"
+    await websocket.accept(headers=[(FOLLOW_HEADER, b"rematch")] if follow else None)
     websocket.scope["mineduel.player"] = player.id if player else None
     if token and player is None:
         await websocket.send_bytes(codec.error("bad_token", "the token is not valid"))
@@ -76,8 +81,9 @@ async def _game_socket(websocket: WebSocket) -> None:
     box = Outbox(room.viewer_of(player), "msgpack", player.id if player else None, frame_sender(websocket), close,
                  maxsize=settings.send_queue, inline=settings.inline_send)
     writer = asyncio.create_task(box.run())
+    where = Whereabouts(hub, box, room_id, follow)
     try:
-        await hub.attach(room_id, box)
+        where.attached(await hub.attach(room_id, box))
         async for frame in client_frames(websocket, settings, box):
             started = time.perf_counter()
             parsed = wire.parse_msgpack(frame)
@@ -85,12 +91,12 @@ async def _game_socket(websocket: WebSocket) -> None:
                 state.metrics.bad_messages.inc()
                 box.send(codec.error(parsed.code, parsed.message, box.version))
                 continue
-            await _handle(parsed, player, box, room_id, state, started)
+            await _handle(parsed, player, box, where.room_id, state, started)
     except Exception as exc:
-        await box.fail(exc, room_id, state.metrics, websocket.send_bytes,
+        await box.fail(exc, where.room_id, state.metrics, websocket.send_bytes,
                        codec.error(UNAVAILABLE, UNAVAILABLE_MESSAGE, box.version))
     finally:
-        await hub.detach(room_id, box)
+        await where.leave()
         await box.finish(writer)
 
 

@@ -16,7 +16,7 @@ full is closed with 1013 (it resyncs on reconnect).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from engine import Event
@@ -73,6 +73,9 @@ class Connection(Protocol):
     version: int | None
     """Last room version sent to this connection (``None`` before its first snapshot)."""
     closed: bool
+    on_rematch: Callable[[str], None] | None
+    """Called with the new game's id when the room this connection watches links its rematch
+    (a socket that follows its game there, ``?follow=rematch``); ``None``: it stays."""
 
     def send(self, frame: Frame) -> bool:
         """Queue ``frame`` without waiting; False if the queue is full (the hub then closes it)."""

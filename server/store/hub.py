@@ -16,6 +16,8 @@ Lifecycle of a connection (done by the edges)::
 
     room = await hub.attach(room_id, conn)   # subscribes, then sends conn its snapshot
     ...
+    room = await hub.move(room_id, other_id, conn)   # to the rematch (conn.on_rematch)
+    ...
     await hub.detach(room_id, conn)          # always, in a finally
 """
 
@@ -184,6 +186,17 @@ class Hub:
                 await self._ps.unsubscribe(channel(room_id))
             except ConnectionError:
                 pass
+
+    async def move(self, from_id: str, to_id: str, conn: Connection) -> Room:
+        """Move ``conn`` to another room (a socket following its game to the rematch): out of
+        ``from_id``, then into ``to_id`` with its viewer class there (a player's seat has
+        changed) and a snapshot of it, as :meth:`attach` gives. Raises what ``attach`` raises
+        (``conn`` then watches neither room)."""
+        room = await self.rooms.latest(to_id)
+        await self.detach(from_id, conn)
+        conn.version = None
+        conn.viewer = room.viewer_of(conn.player_id)
+        return await self.attach(to_id, conn)
 
     def send_snapshot(self, conn: Connection, room: Room) -> None:
         """Queue a full snapshot of ``room`` for ``conn`` unless it already has a newer one."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Iterable
 
 from ..core.room import Room
 from ..metrics import Metrics
@@ -108,6 +109,8 @@ class RoomFeed:
         self.fanout.publish(entry.conns, old, new, events)
         if started is not None and entry.conns:
             self.metrics.push_latency.observe(time.perf_counter() - started)
+        if new.rematch is not None and (old is None or old.rematch is None):
+            follow_rematch(entry.conns, new.rematch)
 
     def _reseat(self, room_id: str, entry: Entry, room: Room) -> None:
         """A player who was watching took a seat (or the reverse): switch its viewer class."""
@@ -120,3 +123,11 @@ class RoomFeed:
                     self.presence.recount(room_id, conn.viewer, viewer)
                 conn.viewer = viewer
                 conn.version = -1  # forces a snapshot for the new class
+
+
+def follow_rematch(conns: Iterable[Connection], rematch_id: str) -> None:
+    """The room linked its rematch: the connections that follow their game there (after the
+    update that shows the link, already queued) are told where it went."""
+    for conn in list(conns):
+        if conn.on_rematch is not None and not conn.closed:
+            conn.on_rematch(rematch_id)

@@ -127,6 +127,61 @@ async def test_rematch_swaps_seats(api, live_server):
     assert fresh["you"] == 1 and fresh["room"]["status"] == "playing"
 
 
+async def test_sockets_that_ask_to_follow_are_moved_to_the_rematch(api, live_server):
+    """``?follow=rematch``: after the update that links the rematch, each such socket gets the
+    new game's snapshot (a player's new seat, a spectator still a spectator), its moves act on
+    the new game, and the rematch of that one is followed too. A socket that did not ask stays."""
+    game_id, anna, ben = await seated_game(api, 3)
+    a = await GameSocket.connect(live_server.url, game_id, anna.token, follow=True)
+    b = await GameSocket.connect(live_server.url, game_id, ben.token, follow=True)
+    watcher = await GameSocket.connect(live_server.url, game_id, follow=True)
+    stays = await GameSocket.connect(live_server.url, game_id)
+    socks = (a, b, watcher, stays)
+    try:
+        assert a.follows and watcher.follows and not stays.follows
+        for sock in socks:
+            await sock.until(lambda f: f["t"] == "snapshot")
+        await a.resign()
+        await a.until(lambda f: f["t"] == "update" and f["room"]["status"] == "over")
+        await api.rematch(ben.token, game_id)
+        fresh = await api.rematch(anna.token, game_id)
+        for sock, seat in ((a, 1), (b, 0), (watcher, SPECTATOR)):
+            await sock.until(lambda f: f["t"] == "update" and f["room"]["rematch"] == fresh["id"])
+            frame = await sock.until(lambda f: f["t"] == "snapshot")
+            assert frame["room"]["id"] == fresh["id"] and frame["you"] == seat and frame["v"] == fresh["v"]
+        await stays.until(lambda f: f["t"] == "update" and f["room"]["rematch"] == fresh["id"])
+        counted = await watcher.until(lambda f: f["t"] == "presence")
+        assert counted["spectators"] == 1 and counted["away"] == [None, None]
+        # Ben is seat 0 now and moves first, on his old socket; everybody following sees it
+        await b.move("explore", (0, 0))
+        for sock in (a, b, watcher):
+            await sock.until_version(fresh["v"] + 1)
+            assert sock.room["id"] == fresh["id"]
+        with pytest.raises(TimeoutError):  # the socket that stayed is on the old game
+            await stays.until(lambda f: f["t"] == "update", timeout_s=0.5)
+        await b.resign()  # and the rematch's rematch is followed too
+        await b.until(lambda f: f["t"] == "update" and f["room"]["status"] == "over")
+        await api.rematch(anna.token, fresh["id"])
+        third = await api.rematch(ben.token, fresh["id"])
+        frame = await a.until(lambda f: f["t"] == "snapshot" and f["room"]["id"] == third["id"])
+        assert frame["you"] == 0
+    finally:
+        for sock in socks:
+            await sock.close()
+
+
+async def test_a_socket_that_follows_a_game_already_linked_moves_at_once(api, live_server):
+    game_id, anna, ben = await seated_game(api, 3)
+    await api.resign(anna.token, game_id)
+    await api.rematch(ben.token, game_id)
+    fresh = await api.rematch(anna.token, game_id)
+    async with await GameSocket.connect(live_server.url, game_id, ben.token, follow=True) as late:
+        first = await late.until(lambda f: f["t"] == "snapshot")
+        assert first["room"]["id"] == game_id and first["room"]["rematch"] == fresh["id"]
+        moved = await late.until(lambda f: f["t"] == "snapshot")
+        assert moved["room"]["id"] == fresh["id"] and moved["you"] == 0
+
+
 async def test_names_are_unique_and_a_rename_shows_in_new_games(api):
     name = unique("Anna")
     anna = await api.guest(name)

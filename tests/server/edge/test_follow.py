@@ -1,0 +1,64 @@
+"""A socket following its game to the rematch (``server.edge.follow``), in-process on the real
+Valkey: the move itself, a move that cannot be made, and a socket closing while one is under way."""
+
+from __future__ import annotations
+
+import asyncio
+
+from engine import Resign
+from server.app import Parts
+from server.core.decide import Play
+from server.core.room import Player
+from server.edge import new_game
+from server.edge.follow import Whereabouts
+from tests.server.store.conftest import parts  # noqa: F401 - the fixture
+from tests.server.store.test_hub import recorder, wait_for
+
+ANNA, BEN = Player("gA", "Anna"), Player("gB", "Ben")
+
+
+async def finished_and_linked(parts: Parts) -> tuple[str, str]:  # noqa: F811
+    room = await parts.rooms.create(new_game.duel("brettspielnetz", 5), (ANNA, BEN))
+    await parts.rooms.act(room.id, ANNA, Play(Resign()))
+    await parts.rooms.rematch(room.id, BEN, new_game.rematch_of)
+    fresh = await parts.rooms.rematch(room.id, ANNA, new_game.rematch_of)
+    return room.id, fresh.id
+
+
+async def test_a_players_connection_moves_to_its_seat_in_the_rematch(parts: Parts) -> None:  # noqa: F811
+    old_id, new_id = await finished_and_linked(parts)
+    got: list = []
+    box = recorder(got)
+    box.player_id = BEN.id
+    box.viewer = 1
+    writer = asyncio.create_task(box.run())
+    where = Whereabouts(parts.hub, box, old_id, follow=True)
+    try:
+        where.attached(await parts.hub.attach(old_id, box))  # linked already: it moves at once
+        await wait_for(lambda: where.room_id == new_id and any(f["t"] == "snapshot" and f["room"]["id"] == new_id
+                                                               for f in got))
+        await wait_for(lambda: parts.hub.census().rooms == 1)  # the rematch's, not the old game's
+        assert parts.hub.room(new_id) is not None and parts.hub.room(old_id) is None
+        assert box.viewer == 0  # Ben moves first in the rematch
+        moved = next(f for f in got if f["t"] == "snapshot" and f["room"]["id"] == new_id)
+        assert moved["you"] == 0 and moved["v"] == box.version
+    finally:
+        await where.leave()
+        writer.cancel()
+    assert parts.hub.census().rooms == 0
+
+
+async def test_a_move_that_cannot_be_made_closes_the_connection_and_leaves_no_room_watched(
+        parts: Parts) -> None:  # noqa: F811
+    room = await parts.rooms.create(new_game.duel("brettspielnetz", 5), (ANNA, BEN))
+    box = recorder([])
+    writer = asyncio.create_task(box.run())
+    where = Whereabouts(parts.hub, box, room.id, follow=True)
+    try:
+        where.attached(await parts.hub.attach(room.id, box))
+        where.follow("no-such-game")  # (a link always points at a room; an outage fails the same way)
+        await wait_for(lambda: box.close_code == 1011)
+    finally:
+        await where.leave()  # what the socket's handler does as it closes
+        writer.cancel()
+    assert parts.hub.census().rooms == 0
