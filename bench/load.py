@@ -52,7 +52,8 @@ every recipient: for ours the update at all 2 + K sockets (the mover's own too),
 baseline the message at the 1 + K others. The client does the same for both (msgpack-decode
 every frame, look the version up, build each move with ``msgpack.packb``); for ours seat 0's
 socket also keeps the game state from each diff. Games that end (about one in 50 moves) are
-replaced by their rematch (one HTTP call and 2 + K new sockets, part of our load, counted as
+replaced by their rematch (an offer and an accept over HTTP; the 2 + K sockets follow the game
+there, or, with a commit that cannot move them, 2 + K new sockets: part of our load, counted as
 "restarts"); slots that come meanwhile, or were queued, wait for the new game (so the offered
 load and any backlog carry over); a slot is "skipped" only if its room's replacement failed.
 
@@ -376,6 +377,7 @@ def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: in
         "lag_p50": percentile(lag, 50), "lag_p99": percentile(lag, 99), "lag_min": lag[0] if lag else float("nan"),
         "skipped": total("skipped"), "across_restart": total("across_restart"), "refused": total("refused"),
         "restarts": total("restarts"), "restart_failures": total("restart_failures"),
+        "followed_restarts": total("followed_restarts"),
         "errors": errors, "closed_early": total("closed_early"),
         "cpu_app": share(0), "cpu_valkey": share(1), "cpu_client": share(2),
         "cpu_workers": 100 * workers_used / wall,
@@ -475,7 +477,8 @@ def print_run(f: dict, args: argparse.Namespace) -> None:
     print(f"  late slots {f['late']} ({100 * f['late'] / max(1, f['slots']):.1f} %), late by p50 {fmt_ms(f['late_p50'])} "
           f"p99 {fmt_ms(f['late_p99'])} max {fmt_ms(f['late_max'])} ms; client timer lag of on-time slots "
           f"p50 {fmt_ms(f['lag_p50'])} p99 {fmt_ms(f['lag_p99'])} ms (min {fmt_ms(f['lag_min'])})")
-    print(f"  restarts {f['restarts']} (failed {f['restart_failures']}), slots that waited for a restart "
+    print(f"  restarts {f['restarts']} (failed {f['restart_failures']}; sockets followed the game "
+          f"{f['followed_restarts']}, reopened {f['restarts'] - f['followed_restarts']}), slots that waited for a restart "
           f"{f['across_restart']}, skipped slots {f['skipped']} (replacement failed), refused moves {f['refused']}, "
           f"queued never sent {f['unsent']}, errors {f['errors'] or 0}, sockets closed early {f['closed_early']}")
 

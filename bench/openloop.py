@@ -22,9 +22,11 @@ applied it, and no move of ours is still uncommitted); otherwise the slot waits 
 queue ("late") and is sent the moment the mover is ready, its latency still counted from the
 slot. (Timers are armed 1 ms early, see ``TIMER_EARLY_NS``; a move sent before its slot has
 its latency counted from when it was sent.) A game that ends is replaced by its rematch
-(``POST .../rematch`` by one player, then the other: same players, seats swapped), whose
-2 + K sockets are opened before the old ones are closed; those HTTP calls and handshakes are
-part of our server's load
+(``POST .../rematch`` by one player, then the other: same players, seats swapped). Our sockets
+ask to follow their game there (``?follow=rematch``, docs/PROTOCOL.md): a server that does (it
+says so in the upgrade's answer) moves the same 2 + K sockets to the new game; otherwise (an
+older commit under ``--compare``) the new game's 2 + K sockets are opened before the old ones
+are closed. Those HTTP calls, moves and handshakes are part of our server's load
 (``restarts``). The room's timetable goes on meanwhile: slots that come while it is replaced
 wait for the new game (``across_restart``; at 1 move/s per room the replacement is normally
 done long before the room's next slot), and so do slots queued when the game ended, so a
@@ -129,6 +131,7 @@ class OpenLoopClient:
         self.closed_early = 0
         self.restarts = 0  # games replaced by their rematch inside the window
         self.restarts_all = 0
+        self.followed_restarts = 0  # of ``restarts``: the sockets moved by the server, not reopened
         self.restart_failures = 0
         self.api: Any = None
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -201,7 +204,8 @@ class OpenLoopClient:
 
     def ws_url(self, room_id: str) -> str:
         base = self.plan.url.replace("http://", "ws://").rstrip("/")
-        return base + (f"/api/v1/games/{room_id}/ws" if self.ours else f"/rooms/{room_id}/ws")
+        # ours: the sockets ask to follow their game to its rematch (a server that does says so)
+        return base + (f"/api/v1/games/{room_id}/ws?follow=rematch" if self.ours else f"/rooms/{room_id}/ws")
 
     async def open_conns(self, room: Room, room_id: str, tokens: list[str] | None, gen: int) -> list[Conn]:
         """2 + K sockets on ``room_id``, each once its first frame (snapshot / hello) is in."""
@@ -340,6 +344,11 @@ class OpenLoopClient:
                 room.outstanding = None
                 if rec is not None and rec[2]:
                     self.refused += 1
+        elif t == "snapshot" and f["room"]["id"] != room.id:  # moved to the rematch (``followed``)
+            if conn.moved is None:
+                conn.moved = asyncio.get_running_loop().create_future()
+            if not conn.moved.done():
+                conn.moved.set_result(f)
         elif t == "snapshot" and conn.slot < 2:  # after a stale error or a gap: start again from it
             conn.snapshot = f
             if room.outstanding is not None:
@@ -403,7 +412,11 @@ class OpenLoopClient:
             if fresh.get("offered"):
                 fresh = await self.api.rematch(room.tokens[1], room.id)
             tokens = [room.tokens[1], room.tokens[0]]  # seats swapped
-            conns = await self.open_conns(room, fresh["id"], tokens, room.gen + 1)
+            follow = all(conn.follows for conn in room.conns)
+            if follow:
+                conns = await self.followed(room, fresh["id"])
+            else:
+                conns = await self.open_conns(room, fresh["id"], tokens, room.gen + 1)
         except Exception:
             self.restart_failures += 1
             room.switching = False
@@ -414,9 +427,11 @@ class OpenLoopClient:
         for rec in room.moves.values():
             if rec[2]:
                 self.abandoned += rec[1]
-        old = room.conns
+        old = [conn for conn in room.conns if conn not in conns]
         room.moves.clear()
         room.gen += 1
+        for conn in conns:
+            conn.gen = room.gen
         room.id, room.tokens, room.conns = fresh["id"], tokens, conns
         room.outstanding = None
         room.over = False
@@ -426,9 +441,23 @@ class OpenLoopClient:
         self.restarts_all += 1
         if self.warm_ns <= time.monotonic_ns() < self.end_ns:
             self.restarts += 1
+            self.followed_restarts += follow
         for conn in old:
             conn.close()
         self.send_queued(room)
+
+    async def followed(self, room: Room, fresh_id: str) -> list[Conn]:
+        """The same sockets, once the server has moved each to ``fresh_id`` (its snapshot there
+        is in), in their new slots (the players' seats are swapped)."""
+        loop = asyncio.get_running_loop()
+        for conn in room.conns:
+            if conn.moved is None:
+                conn.moved = loop.create_future()
+        await asyncio.wait_for(asyncio.gather(*(conn.moved for conn in room.conns)), 60)
+        conns = sorted(room.conns, key=lambda c: c.slot if c.slot >= 2 else c.moved.result()["you"])
+        for slot, conn in enumerate(conns):
+            conn.slot, conn.snapshot, conn.moved = slot, conn.moved.result(), None
+        return conns
 
     # ------------------------------------------------------------------ the end
 
@@ -469,9 +498,12 @@ class Conn(WSListener):  # type: ignore[misc]
         self.snapshot: dict | None = None
         self.first: asyncio.Future = asyncio.get_running_loop().create_future()
         self.closing = False
+        self.follows = False  # the server moves this socket to its game's rematch
+        self.moved: asyncio.Future | None = None  # the rematch's snapshot, when it was moved
 
     def on_ws_connected(self, transport: Any) -> None:
         self.transport = transport
+        self.follows = transport.response.headers.get("x-mineduel-follow") == "rematch"
 
     def on_ws_frame(self, transport: Any, frame: Any) -> None:
         kind = frame.msg_type
@@ -550,7 +582,7 @@ async def _run(plan: Plan, barrier: Any, start_value: Any, results: Any) -> None
         "skipped": client.skipped, "across_restart": client.across_restart, "refused": client.refused,
         "undelivered": undelivered, "unsent": unsent, "messages": client.messages,
         "deliveries": client.deliveries, "errors": client.errors, "closed_early": client.closed_early,
-        "restarts": client.restarts, "restarts_all": client.restarts_all,
+        "restarts": client.restarts, "restarts_all": client.restarts_all, "followed_restarts": client.followed_restarts,
         "restart_failures": client.restart_failures, "recipients": client.recipients,
         "conns": sum(len(r.conns) for r in client.rooms),
         "loop_lag": lags,

@@ -11,6 +11,11 @@ alone, on a fresh server (tmpfs data, as ``bench/serve.py`` starts it):
     python bench/rematch.py --rooms 100 --rounds 3 --compare main  # and another commit, alternated
     python bench/rematch.py --rooms 100 --rounds 3 --moves 60      # games played out first
 
+``--follow``: the sockets ask to follow their game to the rematch (``?follow=rematch``); with a
+server that does, "open" is the wait for the same sockets' snapshots of the new game (the move
+itself is done by the server right after the accept's link, so most of its CPU falls in
+"accept") and "close" has nothing to do. A server that does not follow is measured as without.
+
 ``--moves N``: before each round's end every game first plays up to N moves (random hidden
 cells, not measured), so the finished room that the rematch calls read is as long as a real
 game's (about 50 moves) instead of one move long; a game that ends by its moves needs no
@@ -66,7 +71,7 @@ async def limited(calls) -> None:  # noqa: ANN001 - coroutine functions
 
 
 async def measure(server: BenchServer, rooms: int, rounds: int, spectators: int,
-                  moves: int = 0) -> dict[str, tuple[float, float]]:
+                  moves: int = 0, follow: bool = False) -> dict[str, tuple[float, float]]:
     """Per step, the best round's (app, Valkey) CPU seconds per game."""
     from websockets.asyncio.client import connect
 
@@ -77,7 +82,7 @@ async def measure(server: BenchServer, rooms: int, rounds: int, spectators: int,
     async def open_sockets(game: Game) -> list[GameSocket]:
         async def one(slot: int) -> GameSocket:
             headers = {"Authorization": f"Bearer {game.tokens[slot]}"} if slot < 2 else None
-            ws = GameSocket(await connect(ws_url(server.url, game.id), additional_headers=headers,
+            ws = GameSocket(await connect(ws_url(server.url, game.id, follow), additional_headers=headers,
                                           ping_interval=None, open_timeout=30, max_size=2**22))
             ws.keep_frames = False
             await ws.until(lambda f: f["t"] == "snapshot", 10)
@@ -134,7 +139,12 @@ async def measure(server: BenchServer, rooms: int, rounds: int, spectators: int,
         async def open_new(game: Game) -> None:
             assert game.next_id is not None
             game.old, game.id, game.tokens = game.sockets, game.next_id, game.tokens[::-1]  # seats swapped
-            game.sockets = await open_sockets(game)
+            if not game.old[0].follows:
+                game.sockets = await open_sockets(game)
+                return
+            for ws in game.old:  # moved by the server: the new game's snapshot on the same sockets
+                await ws.until(lambda f: f["t"] == "snapshot" and f["room"]["id"] == game.id, 10)
+            game.sockets, game.old = [*game.old[1::-1], *game.old[2:]], []  # the players' slots swapped
 
         async def close_old(game: Game) -> None:
             for ws in game.old:
@@ -165,6 +175,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--spectators", type=int, default=3)
     parser.add_argument("--moves", type=int, default=0, help="moves each game plays before it ends (not measured)")
+    parser.add_argument("--follow", action="store_true",
+                        help="the sockets ask to follow their game to the rematch (?follow=rematch)")
     parser.add_argument("--compare", help="also another commit's server (git archive of it), alternated")
     args = parser.parse_args()
     if (not 1 <= args.rooms <= 1000 or not 1 <= args.rounds <= 20 or not 0 <= args.spectators <= 20
@@ -181,7 +193,8 @@ def main() -> None:
         started = time.monotonic()
         with BenchServer(data_parent="/dev/shm" if os.path.isdir("/dev/shm") else None,
                          **({"root": root} if root else {})) as server:
-            results[label] = asyncio.run(measure(server, args.rooms, args.rounds, args.spectators, args.moves))
+            results[label] = asyncio.run(measure(server, args.rooms, args.rounds, args.spectators, args.moves,
+                                                      args.follow))
         print(f"# {label}: {time.monotonic() - started:.0f} s, load average after {loadavg()}")
     print(f"CPU ms per game, the best of {args.rounds} rounds ({args.rooms} games, 2 + {args.spectators} sockets each)")
     print(f"{'step':<8}" + "".join(f"{label + ' app':>16}{'valkey':>8}" for label in results))
