@@ -42,7 +42,7 @@ from .presence import Presence
 from .pubsub import PubSub
 from .pubsub_link import PubSubLink
 from .recovery import load_when_up, resume_clock
-from .room_feed import SERVER_ERROR, Entry, RoomFeed
+from .room_feed import SERVER_ERROR, Entry, RoomFeed, follow_rematch
 from .service import RoomService
 from .single_flight import SingleFlight
 
@@ -224,6 +224,8 @@ class Hub:
         room = self.cache.offer(room)
         conn.version = None  # a full snapshot, whatever it had
         self.fanout.snapshot(conn, room)
+        if room.rematch is not None:
+            follow_rematch((conn,), room.rematch)
 
     async def _subscribe(self, room_id: str, entry: Entry) -> None:
         entry.pending += 1
@@ -272,3 +274,5 @@ class Hub:
                 if conn.version is not None:
                     conn.version = None
                     self.fanout.snapshot(conn, room)
+            if room.rematch is not None:  # linked while the link was down
+                follow_rematch(entry.conns, room.rematch)

@@ -95,6 +95,8 @@ class RoomFeed:
             self.cache.claim(message.nonce)
             self._reseat(room_id, entry, old)
             self.fanout.publish(entry.conns, None, old, ())
+            if old.rematch is not None:
+                follow_rematch(entry.conns, old.rematch)
             return
         local = self.cache.claim(message.nonce)
         if local is not None:
@@ -109,7 +111,7 @@ class RoomFeed:
         self.fanout.publish(entry.conns, old, new, events)
         if started is not None and entry.conns:
             self.metrics.push_latency.observe(time.perf_counter() - started)
-        if new.rematch is not None and (old is None or old.rematch is None):
+        if new.rematch is not None:
             follow_rematch(entry.conns, new.rematch)
 
     def _reseat(self, room_id: str, entry: Entry, room: Room) -> None:
@@ -126,8 +128,10 @@ class RoomFeed:
 
 
 def follow_rematch(conns: Iterable[Connection], rematch_id: str) -> None:
-    """The room linked its rematch: the connections that follow their game there (after the
-    update that shows the link, already queued) are told where it went."""
+    """The room has linked its rematch: the connections that follow their game there (after
+    the frame that shows the link, already queued) are told where it went. Called wherever a
+    linked version reaches a room's connections (a commit's message, a resync, a refresh); a
+    connection already on its way is not moved twice (``server.edge.follow``)."""
     for conn in list(conns):
         if conn.on_rematch is not None and not conn.closed:
             conn.on_rematch(rematch_id)

@@ -11,13 +11,13 @@ from server.core.decide import Play
 from server.core.room import Player
 from server.edge import new_game
 from server.edge.follow import Whereabouts
-from tests.server.store.conftest import parts  # noqa: F401 - the fixture
+from tests.server.store.conftest import GatedPubSub, other_process
 from tests.server.store.test_hub import recorder, wait_for
 
 ANNA, BEN = Player("gA", "Anna"), Player("gB", "Ben")
 
 
-async def finished_and_linked(parts: Parts) -> tuple[str, str]:  # noqa: F811
+async def finished_and_linked(parts: Parts) -> tuple[str, str]:
     room = await parts.rooms.create(new_game.duel("brettspielnetz", 5), (ANNA, BEN))
     await parts.rooms.act(room.id, ANNA, Play(Resign()))
     await parts.rooms.rematch(room.id, BEN, new_game.rematch_of)
@@ -25,7 +25,7 @@ async def finished_and_linked(parts: Parts) -> tuple[str, str]:  # noqa: F811
     return room.id, fresh.id
 
 
-async def test_a_players_connection_moves_to_its_seat_in_the_rematch(parts: Parts) -> None:  # noqa: F811
+async def test_a_players_connection_moves_to_its_seat_in_the_rematch(parts: Parts) -> None:
     old_id, new_id = await finished_and_linked(parts)
     got: list = []
     box = recorder(got)
@@ -49,7 +49,7 @@ async def test_a_players_connection_moves_to_its_seat_in_the_rematch(parts: Part
 
 
 async def test_a_move_that_cannot_be_made_closes_the_connection_and_leaves_no_room_watched(
-        parts: Parts) -> None:  # noqa: F811
+        parts: Parts) -> None:
     room = await parts.rooms.create(new_game.duel("brettspielnetz", 5), (ANNA, BEN))
     box = recorder([])
     writer = asyncio.create_task(box.run())
@@ -62,3 +62,33 @@ async def test_a_move_that_cannot_be_made_closes_the_connection_and_leaves_no_ro
         await where.leave()  # what the socket's handler does as it closes
         writer.cancel()
     assert parts.hub.census().rooms == 0
+
+
+async def test_a_link_that_arrives_as_a_snapshot_is_followed_too(gated: tuple[Parts, GatedPubSub]) -> None:
+    """The link committed while this process's messages were held: a refresh (after an
+    outage, say) brings the linked version as a snapshot, and the connection follows from it;
+    the held messages, when they come, move nothing twice."""
+    parts, gate = gated
+    room = await parts.rooms.create(new_game.duel("brettspielnetz", 5), (ANNA, BEN))
+    await parts.rooms.act(room.id, ANNA, Play(Resign()))
+    got: list = []
+    box = recorder(got)
+    writer = asyncio.create_task(box.run())
+    where = Whereabouts(parts.hub, box, room.id, follow=True)
+    try:
+        where.attached(await parts.hub.attach(room.id, box))
+        gate.open = asyncio.Event()  # hold the messages
+        other = other_process(parts.store)
+        await other.rematch(room.id, BEN, new_game.rematch_of)
+        fresh = await other.rematch(room.id, ANNA, new_game.rematch_of)
+        parts.hub.refresh_later(room.id, box)
+        # the move starts from the refresh's snapshot (it ends once the rematch's subscription is
+        # confirmed, which waits behind the held messages on the one link)
+        await wait_for(lambda: where.room_id == fresh.id)
+        assert any(f["t"] == "snapshot" and f["room"]["rematch"] == fresh.id for f in got)
+        gate.open.set()
+        await wait_for(lambda: box.version == fresh.version and parts.hub.census().rooms == 1)
+        assert sum(1 for f in got if f["t"] == "snapshot" and f["room"]["id"] == fresh.id) == 1
+    finally:
+        await where.leave()
+        writer.cancel()
