@@ -17,10 +17,9 @@ from ..core.room import Room
 from ..logs import event
 from ..store.fanout import Connection
 from ..store.hub import Hub
+from .outbox import SERVER_ERROR
 
 log = logging.getLogger("mineduel.ws")
-
-SERVER_ERROR = 1011
 
 
 class Whereabouts:

@@ -190,8 +190,9 @@ class Hub:
     async def move(self, from_id: str, to_id: str, conn: Connection) -> Room:
         """Move ``conn`` to another room (a socket following its game to the rematch): out of
         ``from_id``, then into ``to_id`` with its viewer class there (a player's seat has
-        changed) and a snapshot of it, as :meth:`attach` gives. Raises what ``attach`` raises
-        (``conn`` then watches neither room)."""
+        changed) and a snapshot of it, as :meth:`attach` gives. Raises what loading ``to_id``
+        or attaching raises: ``conn`` is then in ``from_id`` still (the load failed) or in
+        neither room, so the caller detaches it from both."""
         room = await self.rooms.latest(to_id)
         await self.detach(from_id, conn)
         conn.version = None
