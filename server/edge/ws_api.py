@@ -83,7 +83,8 @@ async def _game_socket(websocket: WebSocket) -> None:
     writer = asyncio.create_task(box.run())
     where = Whereabouts(hub, box, room_id, follow)
     try:
-        where.attached(await hub.attach(room_id, box))
+        await hub.attach(room_id, box)
+        where.attached()
         async for frame in client_frames(websocket, settings, box):
             started = time.perf_counter()
             parsed = wire.parse_msgpack(frame)

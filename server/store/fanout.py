@@ -74,8 +74,8 @@ class Connection(Protocol):
     """Last room version sent to this connection (``None`` before its first snapshot)."""
     closed: bool
     on_rematch: Callable[[str], None] | None
-    """Called with the new game's id when the room this connection watches links its rematch
-    (a socket that follows its game there, ``?follow=rematch``); ``None``: it stays."""
+    """Called with the rematch's id whenever this connection is sent a version of its room that
+    links one (a socket that follows its game there, ``?follow=rematch``); ``None``: it stays."""
 
     def send(self, frame: Frame) -> bool:
         """Queue ``frame`` without waiting; False if the queue is full (the hub then closes it)."""
@@ -111,7 +111,7 @@ class Fanout:
                     else codec.snapshot(new, conn.viewer)
                 frames[key] = frame
                 self.stats["renders"] += 1
-            delivered += self._deliver(conn, frame, v, new.id)
+            delivered += self._deliver(conn, frame, new)
         self._count(delivered)
         return delivered
 
@@ -119,7 +119,7 @@ class Fanout:
         """Queue a full snapshot of ``room`` for ``conn`` unless it already has a newer one."""
         if conn.version is not None and conn.version > room.version:
             return
-        self._count(self._deliver(conn, self.codecs[conn.codec].snapshot(room, conn.viewer), room.version, room.id))
+        self._count(self._deliver(conn, self.codecs[conn.codec].snapshot(room, conn.viewer), room))
 
     def presence(self, conns: Iterable[Connection], room: Room, attendance: Attendance) -> None:
         """Who is connected, to every connection that has had its snapshot."""
@@ -157,12 +157,17 @@ class Fanout:
               viewer=conn.viewer, codec=conn.codec)
         conn.close(SLOW, "too slow: reconnect to resync")
 
-    def _deliver(self, conn: Connection, frame: Frame, version: int, room_id: str) -> bool:
-        if conn.send(frame):
-            conn.version = version
-            return True
-        self.drop_slow(conn, room_id)
-        return False
+    def _deliver(self, conn: Connection, frame: Frame, room: Room) -> bool:
+        """``frame`` (of ``room``) to ``conn``; a connection that follows its game to the
+        rematch is told, after the frame that shows the link, where it went (whichever way the
+        linked version reached it: an update, a snapshot after a gap, a refresh, a resync)."""
+        if not conn.send(frame):
+            self.drop_slow(conn, room.id)
+            return False
+        conn.version = room.version
+        if room.rematch is not None and conn.on_rematch is not None:
+            conn.on_rematch(room.rematch)
+        return True
 
     def _count(self, n: int) -> None:
         if n:

@@ -42,7 +42,7 @@ from .presence import Presence
 from .pubsub import PubSub
 from .pubsub_link import PubSubLink
 from .recovery import load_when_up, resume_clock
-from .room_feed import SERVER_ERROR, Entry, RoomFeed, follow_rematch
+from .room_feed import SERVER_ERROR, Entry, RoomFeed
 from .service import RoomService
 from .single_flight import SingleFlight
 
@@ -143,8 +143,9 @@ class Hub:
 
     # ------------------------------------------------------------------ connections
 
-    async def attach(self, room_id: str, conn: Connection, timeout_s: float = 10.0) -> Room:
+    async def attach(self, room_id: str, conn: Connection, timeout_s: float = 10.0, *, reseat: bool = False) -> Room:
         """Register ``conn``, make sure the room's channel is subscribed, send the snapshot.
+        ``reseat``: the connection's viewer class is taken from the room (one moved here).
 
         Raises what loading the room raises (an unknown room; nothing stays registered) or
         ``TimeoutError`` if pub/sub is down.
@@ -159,6 +160,8 @@ class Hub:
             await asyncio.wait_for(entry.ready.wait(), timeout_s)
             room = self.cache.latest(room_id) or await self._fresh.run(room_id, lambda: self.rooms.load(room_id))
             room = self.cache.offer(room)
+            if reseat:
+                conn.viewer = room.viewer_of(conn.player_id)
             self.fanout.snapshot(conn, room)
             # counted and published: the presence frame reaches conn (it has its snapshot) with the others'
             await self.presence.arrive(room_id, conn.viewer)
@@ -190,14 +193,11 @@ class Hub:
     async def move(self, from_id: str, to_id: str, conn: Connection) -> Room:
         """Move ``conn`` to another room (a socket following its game to the rematch): out of
         ``from_id``, then into ``to_id`` with its viewer class there (a player's seat has
-        changed) and a snapshot of it, as :meth:`attach` gives. Raises what loading ``to_id``
-        or attaching raises: ``conn`` is then in ``from_id`` still (the load failed) or in
-        neither room, so the caller detaches it from both."""
-        room = await self.rooms.latest(to_id)
+        changed) and a snapshot of it, as :meth:`attach` gives. Raises what ``attach`` raises
+        (``conn`` then watches neither room)."""
         await self.detach(from_id, conn)
         conn.version = None
-        conn.viewer = room.viewer_of(conn.player_id)
-        return await self.attach(to_id, conn)
+        return await self.attach(to_id, conn, reseat=True)
 
     def send_snapshot(self, conn: Connection, room: Room) -> None:
         """Queue a full snapshot of ``room`` for ``conn`` unless it already has a newer one."""
@@ -225,8 +225,6 @@ class Hub:
         room = self.cache.offer(room)
         conn.version = None  # a full snapshot, whatever it had
         self.fanout.snapshot(conn, room)
-        if room.rematch is not None:
-            follow_rematch((conn,), room.rematch)
 
     async def _subscribe(self, room_id: str, entry: Entry) -> None:
         entry.pending += 1
@@ -275,5 +273,3 @@ class Hub:
                 if conn.version is not None:
                     conn.version = None
                     self.fanout.snapshot(conn, room)
-            if room.rematch is not None:  # linked while the link was down
-                follow_rematch(entry.conns, room.rematch)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Iterable
 
 from ..core.room import Room
 from ..metrics import Metrics
@@ -95,8 +94,6 @@ class RoomFeed:
             self.cache.claim(message.nonce)
             self._reseat(room_id, entry, old)
             self.fanout.publish(entry.conns, None, old, ())
-            if old.rematch is not None:
-                follow_rematch(entry.conns, old.rematch)
             return
         local = self.cache.claim(message.nonce)
         if local is not None:
@@ -111,8 +108,6 @@ class RoomFeed:
         self.fanout.publish(entry.conns, old, new, events)
         if started is not None and entry.conns:
             self.metrics.push_latency.observe(time.perf_counter() - started)
-        if new.rematch is not None:
-            follow_rematch(entry.conns, new.rematch)
 
     def _reseat(self, room_id: str, entry: Entry, room: Room) -> None:
         """A player who was watching took a seat (or the reverse): switch its viewer class."""
@@ -126,12 +121,3 @@ class RoomFeed:
                 conn.viewer = viewer
                 conn.version = -1  # forces a snapshot for the new class
 
-
-def follow_rematch(conns: Iterable[Connection], rematch_id: str) -> None:
-    """The room has linked its rematch: the connections that follow their game there (after
-    the frame that shows the link, already queued) are told where it went. Called wherever a
-    linked version reaches a room's connections (a commit's message, a resync, a refresh); a
-    connection already on its way is not moved twice (``server.edge.follow``)."""
-    for conn in list(conns):
-        if conn.on_rematch is not None and not conn.closed:
-            conn.on_rematch(rematch_id)

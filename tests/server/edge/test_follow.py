@@ -34,7 +34,8 @@ async def test_a_players_connection_moves_to_its_seat_in_the_rematch(parts: Part
     writer = asyncio.create_task(box.run())
     where = Whereabouts(parts.hub, box, old_id, follow=True)
     try:
-        where.attached(await parts.hub.attach(old_id, box))  # linked already: it moves at once
+        await parts.hub.attach(old_id, box)
+        where.attached()  # linked already: it moves at once
         await wait_for(lambda: where.room_id == new_id and any(f["t"] == "snapshot" and f["room"]["id"] == new_id
                                                                for f in got))
         await wait_for(lambda: parts.hub.census().rooms == 1)  # the rematch's, not the old game's
@@ -55,7 +56,8 @@ async def test_a_move_that_cannot_be_made_closes_the_connection_and_leaves_no_ro
     writer = asyncio.create_task(box.run())
     where = Whereabouts(parts.hub, box, room.id, follow=True)
     try:
-        where.attached(await parts.hub.attach(room.id, box))
+        await parts.hub.attach(room.id, box)
+        where.attached()
         where.follow("no-such-game")  # (a link always points at a room; an outage fails the same way)
         await wait_for(lambda: box.close_code == 1011)
     finally:
@@ -76,7 +78,8 @@ async def test_a_link_that_arrives_as_a_snapshot_is_followed_too(gated: tuple[Pa
     writer = asyncio.create_task(box.run())
     where = Whereabouts(parts.hub, box, room.id, follow=True)
     try:
-        where.attached(await parts.hub.attach(room.id, box))
+        await parts.hub.attach(room.id, box)
+        where.attached()
         gate.open = asyncio.Event()  # hold the messages
         other = other_process(parts.store)
         await other.rematch(room.id, BEN, new_game.rematch_of)
