@@ -256,3 +256,11 @@ class GameSocket:
 
     async def resign(self) -> None:
         await self.send({"t": "resign", "v": self.v})
+
+    async def rematch(self) -> None:
+        """Offer a rematch, or accept the opponent's offer (the updates tell which it was)."""
+        await self.send({"t": "rematch"})
+
+    async def decline_rematch(self) -> None:
+        """Decline the opponent's rematch offer, or withdraw one's own."""
+        await self.send({"t": "decline_rematch"})

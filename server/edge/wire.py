@@ -94,8 +94,16 @@ class ClaimMessage:
     """The opponent left: claim a draw (``True``) or the win."""
 
 
-ClientMessage = MoveMessage | ResignMessage | AbortMessage | ClaimMessage
-TYPES = ("move", "resign", "abort", "claim")
+@dataclass(frozen=True, slots=True)
+class RematchMessage:
+    """After the end: offer a rematch, or accept the opponent's offer (``rematch``), or decline
+    it or withdraw one's own (``decline_rematch``): the socket's form of the two HTTP calls."""
+
+    decline: bool
+
+
+ClientMessage = MoveMessage | ResignMessage | AbortMessage | ClaimMessage | RematchMessage
+TYPES = ("move", "resign", "abort", "claim", "rematch", "decline_rematch")
 
 
 def parse_msgpack(frame: bytes | str) -> ClientMessage | BadMessage:
@@ -137,6 +145,8 @@ def parse_data(data: Any) -> ClientMessage | BadMessage:
         if result not in ("win", "draw"):
             return BadMessage("bad_field", "\"result\" must be \"win\" or \"draw\"")
         return ClaimMessage(result == "draw")
+    if kind in ("rematch", "decline_rematch"):
+        return RematchMessage(kind == "decline_rematch")
     return BadMessage("unknown_type", f"unknown message type {kind!r}; expected one of {list(TYPES)}")
 
 

@@ -21,11 +21,11 @@ from starlette.websockets import WebSocket
 
 from engine import Abort, Resign
 
-from ..core.decide import Claim, Play, Refused
+from ..core.decide import Claim, DeclineRematch, Play, Refused
 from ..core.room import Player
 from ..outage import UNAVAILABLE, UNAVAILABLE_MESSAGE, redis_down
 from ..store.service import RoomRefused
-from . import wire
+from . import new_game, wire
 from .admission import admitted
 from .auth import bearer_token
 from .follow import Whereabouts
@@ -111,6 +111,12 @@ async def _handle(msg: wire.ClientMessage, player: Player | None, box: Outbox, r
         if isinstance(msg, wire.ClaimMessage):
             away = await hub.presence.away_since(room_id, 1 - box.viewer) if box.viewer in (0, 1) else None
             await state.rooms.act(room_id, player, Claim(msg.draw, away))
+            return
+        if isinstance(msg, wire.RematchMessage):  # what the HTTP calls do; the updates tell the outcome
+            if msg.decline:
+                await state.rooms.act(room_id, player, DeclineRematch())
+            else:
+                await state.rooms.rematch(room_id, player, new_game.rematch_of)
             return
         move = msg.move if isinstance(msg, wire.MoveMessage) else Abort() if isinstance(msg, wire.AbortMessage) \
             else Resign()

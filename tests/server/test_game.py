@@ -170,6 +170,44 @@ async def test_sockets_that_ask_to_follow_are_moved_to_the_rematch(api, live_ser
             await sock.close()
 
 
+async def test_the_rematch_is_offered_declined_and_accepted_on_the_socket(api, live_server):
+    """The socket's ``rematch`` and ``decline_rematch`` frames do what the HTTP calls do; the
+    updates tell what happened, refusals are error frames, and a following socket is moved."""
+    game_id, anna, ben = await seated_game(api, 3)
+    a = await GameSocket.connect(live_server.url, game_id, anna.token, follow=True)
+    b = await GameSocket.connect(live_server.url, game_id, ben.token, follow=True)
+    watcher = await GameSocket.connect(live_server.url, game_id)
+    socks = (a, b, watcher)
+    try:
+        for sock in socks:
+            await sock.until(lambda f: f["t"] == "snapshot")
+        await b.rematch()
+        assert (await b.until(lambda f: f["t"] == "error"))["code"] == "not_over"
+        await a.resign()
+        over = await a.until(lambda f: f["t"] == "update" and f["room"]["status"] == "over")
+        await watcher.rematch()
+        assert (await watcher.until(lambda f: f["t"] == "error"))["code"] == "spectator"
+        await a.decline_rematch()  # no offer to decline: nothing changes
+        await b.rematch()  # Ben (seat 1) offers; Anna declines it
+        frame = await a.until(lambda f: f["t"] in ("update", "error"))
+        assert frame["t"] == "update" and frame["v"] == over["v"] + 1 and frame["room"]["rematch_offer"] == 1
+        await a.decline_rematch()
+        frame = await b.until(lambda f: f["t"] == "update" and f["room"]["rematch_declined"] is not None)
+        assert frame["room"]["rematch_declined"] == 0 and frame["room"]["rematch_offer"] is None
+        await a.rematch()  # Anna offers now; Ben accepts it
+        await b.until(lambda f: f["t"] == "update" and f["room"]["rematch_offer"] == 0)
+        await b.rematch()
+        linked = await watcher.until(lambda f: f["t"] == "update" and f["room"]["rematch"] is not None)
+        fresh_id = linked["room"]["rematch"]
+        for sock, seat in ((a, 1), (b, 0)):
+            frame = await sock.until(lambda f: f["t"] == "snapshot")
+            assert frame["room"]["id"] == fresh_id and frame["you"] == seat
+        assert (await api.game(fresh_id, ben.token))["you"] == 0
+    finally:
+        for sock in socks:
+            await sock.close()
+
+
 async def test_a_socket_that_follows_a_game_already_linked_moves_at_once(api, live_server):
     game_id, anna, ben = await seated_game(api, 3)
     await api.resign(anna.token, game_id)

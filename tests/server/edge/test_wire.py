@@ -48,6 +48,12 @@ def test_a_resignation_checks_a_present_version_and_refuses_garbage() -> None:
         assert code_of(packed(t="resign", v=v)) == "bad_field", v
 
 
+def test_a_rematch_offer_or_answer_is_its_type_alone() -> None:
+    assert wire.parse_msgpack(packed(t="rematch")) == wire.RematchMessage(decline=False)
+    assert wire.parse_msgpack(packed(t="decline_rematch", v=3)) == wire.RematchMessage(decline=True)
+    assert code_of(packed(t="Rematch")) == "unknown_type"
+
+
 def test_what_is_not_a_message() -> None:
     assert code_of(b"\xc1") == "malformed"
     assert code_of(msgpack.packb([1, 2])) == "not_a_map"
