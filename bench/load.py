@@ -52,7 +52,8 @@ every recipient: for ours the update at all 2 + K sockets (the mover's own too),
 baseline the message at the 1 + K others. The client does the same for both (msgpack-decode
 every frame, look the version up, build each move with ``msgpack.packb``); for ours seat 0's
 socket also keeps the game state from each diff. Games that end (about one in 50 moves) are
-replaced by their rematch (an offer and an accept over HTTP; the 2 + K sockets follow the game
+replaced by their rematch (an offer and an accept: the socket's ``rematch`` frames, or two HTTP
+calls with a commit that does not know them; the 2 + K sockets follow the game
 there, or, with a commit that cannot move them, 2 + K new sockets: part of our load, counted as
 "restarts"); slots that come meanwhile, or were queued, wait for the new game (so the offered
 load and any backlog carry over); a slot is "skipped" only if its room's replacement failed.
@@ -378,6 +379,7 @@ def drive(kind: str, url: str, pid: str | None, redis_pid: int | None, rooms: in
         "skipped": total("skipped"), "across_restart": total("across_restart"), "refused": total("refused"),
         "restarts": total("restarts"), "restart_failures": total("restart_failures"),
         "followed_restarts": total("followed_restarts"),
+        "socket_restarts": total("socket_restarts"),
         "errors": errors, "closed_early": total("closed_early"),
         "cpu_app": share(0), "cpu_valkey": share(1), "cpu_client": share(2),
         "cpu_workers": 100 * workers_used / wall,
@@ -478,7 +480,8 @@ def print_run(f: dict, args: argparse.Namespace) -> None:
           f"p99 {fmt_ms(f['late_p99'])} max {fmt_ms(f['late_max'])} ms; client timer lag of on-time slots "
           f"p50 {fmt_ms(f['lag_p50'])} p99 {fmt_ms(f['lag_p99'])} ms (min {fmt_ms(f['lag_min'])})")
     print(f"  restarts {f['restarts']} (failed {f['restart_failures']}; sockets followed the game "
-          f"{f['followed_restarts']}, reopened {f['restarts'] - f['followed_restarts']}), slots that waited for a restart "
+          f"{f['followed_restarts']}, reopened {f['restarts'] - f['followed_restarts']}; rematch by socket frames "
+          f"{f['socket_restarts']}, by HTTP {f['restarts'] - f['socket_restarts']}), slots that waited for a restart "
           f"{f['across_restart']}, skipped slots {f['skipped']} (replacement failed), refused moves {f['refused']}, "
           f"queued never sent {f['unsent']}, errors {f['errors'] or 0}, sockets closed early {f['closed_early']}")
 

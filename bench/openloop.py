@@ -22,7 +22,8 @@ applied it, and no move of ours is still uncommitted); otherwise the slot waits 
 queue ("late") and is sent the moment the mover is ready, its latency still counted from the
 slot. (Timers are armed 1 ms early, see ``TIMER_EARLY_NS``; a move sent before its slot has
 its latency counted from when it was sent.) A game that ends is replaced by its rematch
-(``POST .../rematch`` by one player, then the other: same players, seats swapped). Our sockets
+(offered by one player, then accepted by the other: same players, seats swapped; with the
+socket's ``rematch`` frames, or ``POST .../rematch`` where the server does not know them). Our sockets
 ask to follow their game there (``?follow=rematch``, docs/PROTOCOL.md): a server that does (it
 says so in the upgrade's answer) moves the same 2 + K sockets to the new game; otherwise (an
 older commit under ``--compare``) the new game's 2 + K sockets are opened before the old ones
@@ -102,6 +103,7 @@ class Room:
         self.pending: deque[int] = deque()  # slots (ns) waiting for the mover
         self.moves: dict[int, list] = {}  # version -> [start_ns, deliveries left, in_window, first_arrival]
         self.waiter: asyncio.Future[None] | None = None  # pre-play: the mover is ready (or the game over)
+        self.offer: asyncio.Future[bool] | None = None  # a rematch offered on the socket: seen (or not understood)
 
 
 class OpenLoopClient:
@@ -132,6 +134,8 @@ class OpenLoopClient:
         self.restarts = 0  # games replaced by their rematch inside the window
         self.restarts_all = 0
         self.followed_restarts = 0  # of ``restarts``: the sockets moved by the server, not reopened
+        self.socket_rematch = self.ours  # offered and accepted with socket frames (until a server does not know them)
+        self.socket_restarts = 0  # of ``restarts``: the rematch made with socket frames, not HTTP
         self.restart_failures = 0
         self.api: Any = None
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -327,6 +331,13 @@ class OpenLoopClient:
         if conn.gen != room.gen:
             return  # a replaced game's socket (its last deliveries are counted in ``deliver``)
         t = f.get("t")
+        offer = room.offer
+        if offer is not None and not offer.done():  # a rematch offered on the socket: seen, or not understood
+            if t == "update" and f["room"].get("rematch_offer") is not None:
+                offer.set_result(True)
+            elif t == "error" and f.get("code") == "unknown_type":
+                offer.set_result(False)
+                return
         if t == "update" or t == "move":
             v = f["v"]
             self.deliver(room, v, now)
@@ -407,14 +418,17 @@ class OpenLoopClient:
             while room.moves and time.monotonic() < deadline:  # the last move's pushes
                 await asyncio.sleep(0.005)
             assert room.tokens is not None
-            # a rematch is offered by one player and accepted by the other (the accept makes it)
-            fresh = await self.api.rematch(room.tokens[0], room.id)
-            if fresh.get("offered"):
-                fresh = await self.api.rematch(room.tokens[1], room.id)
             tokens = [room.tokens[1], room.tokens[0]]  # seats swapped
             follow = all(conn.follows for conn in room.conns)
+            on_sockets = follow and await self.rematch_on_sockets(room)
+            if not on_sockets:
+                # a rematch is offered by one player and accepted by the other (the accept makes it)
+                fresh = await self.api.rematch(room.tokens[0], room.id)
+                if fresh.get("offered"):
+                    fresh = await self.api.rematch(room.tokens[1], room.id)
             if follow:
-                conns = await self.followed(room, fresh["id"])
+                conns = await self.followed(room)
+                fresh = {"id": conns[0].snapshot["room"]["id"]}
             else:
                 conns = await self.open_conns(room, fresh["id"], tokens, room.gen + 1)
         except Exception:
@@ -442,12 +456,30 @@ class OpenLoopClient:
         if self.warm_ns <= time.monotonic_ns() < self.end_ns:
             self.restarts += 1
             self.followed_restarts += follow
+            self.socket_restarts += on_sockets
         for conn in old:
             conn.close()
         self.send_queued(room)
 
-    async def followed(self, room: Room, fresh_id: str) -> list[Conn]:
-        """The same sockets, once the server has moved each to ``fresh_id`` (its snapshot there
+    async def rematch_on_sockets(self, room: Room) -> bool:
+        """The rematch offered on seat 0's socket and, once its update is in, accepted on seat
+        1's (the HTTP calls' order); False, and HTTP from then on, for a server that does not
+        know the frames (an older commit under ``--compare``)."""
+        if not self.socket_rematch:
+            return False
+        room.offer = asyncio.get_running_loop().create_future()
+        try:
+            room.conns[0].send(msgpack.packb({"t": "rematch"}))
+            if not await asyncio.wait_for(room.offer, 10):
+                self.socket_rematch = False
+                return False
+        finally:
+            room.offer = None
+        room.conns[1].send(msgpack.packb({"t": "rematch"}))
+        return True
+
+    async def followed(self, room: Room) -> list[Conn]:
+        """The same sockets, once the server has moved each to the rematch (its snapshot there
         is in), in their new slots (the players' seats are swapped)."""
         loop = asyncio.get_running_loop()
         for conn in room.conns:
@@ -583,6 +615,7 @@ async def _run(plan: Plan, barrier: Any, start_value: Any, results: Any) -> None
         "undelivered": undelivered, "unsent": unsent, "messages": client.messages,
         "deliveries": client.deliveries, "errors": client.errors, "closed_early": client.closed_early,
         "restarts": client.restarts, "restarts_all": client.restarts_all, "followed_restarts": client.followed_restarts,
+        "socket_restarts": client.socket_restarts,
         "restart_failures": client.restart_failures, "recipients": client.recipients,
         "conns": sum(len(r.conns) for r in client.rooms),
         "loop_lag": lags,
