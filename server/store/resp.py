@@ -150,6 +150,9 @@ class _Protocol(asyncio.Protocol):
         self.pending: deque[tuple[asyncio.Future[Any], float]] = deque()
         self.replies = ReplyBuffer()
         self.lost: Exception | None = None
+        # made in its loop (by create_connection's factory); kept because
+        # asyncio.get_running_loop() costs a getpid() system call a call on Python 3.11
+        self.loop = asyncio.get_running_loop()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -264,7 +267,7 @@ class RespClient:
     async def execute(self, *args: bytes | str | int) -> Any:
         """Send one command and return its reply (raising the error a failure maps to)."""
         proto = self._live() or await self._connect()
-        future = asyncio.get_running_loop().create_future()
+        future = proto.loop.create_future()
         proto.request(encode(*args), future)
         reply = await future
         if isinstance(reply, ErrorReply):
