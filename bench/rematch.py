@@ -16,6 +16,10 @@ server that does, "open" is the wait for the same sockets' snapshots of the new 
 itself is done by the server right after the accept's link, so most of its CPU falls in
 "accept") and "close" has nothing to do. A server that does not follow is measured as without.
 
+``--frames``: the offer and the accept are the sockets' ``rematch`` frames
+(seat 0's, then seat 1's) instead of the two HTTP calls; "accept" ends when seat 0's socket has
+the update that links the new game.
+
 ``--moves N``: before each round's end every game first plays up to N moves (random hidden
 cells, not measured), so the finished room that the rematch calls read is as long as a real
 game's (about 50 moves) instead of one move long; a game that ends by its moves needs no
@@ -71,7 +75,7 @@ async def limited(calls) -> None:  # noqa: ANN001 - coroutine functions
 
 
 async def measure(server: BenchServer, rooms: int, rounds: int, spectators: int,
-                  moves: int = 0, follow: bool = False) -> dict[str, tuple[float, float]]:
+                  moves: int = 0, follow: bool = False, frames: bool = False) -> dict[str, tuple[float, float]]:
     """Per step, the best round's (app, Valkey) CPU seconds per game."""
     from websockets.asyncio.client import connect
 
@@ -129,12 +133,20 @@ async def measure(server: BenchServer, rooms: int, rounds: int, spectators: int,
                 await drain(game)
 
         async def offer(game: Game) -> None:
-            answer = await api.rematch(game.tokens[0], game.id)
-            assert answer.get("offered"), answer
+            if frames:
+                await game.sockets[0].rematch()
+            else:
+                answer = await api.rematch(game.tokens[0], game.id)
+                assert answer.get("offered"), answer
             await drain(game)
 
         async def accept(game: Game) -> None:
-            game.next_id = (await api.rematch(game.tokens[1], game.id))["id"]
+            if not frames:
+                game.next_id = (await api.rematch(game.tokens[1], game.id))["id"]
+                return
+            await game.sockets[1].rematch()
+            linked = await game.sockets[0].until(lambda f: f["t"] == "update" and f["room"]["rematch"] is not None, 10)
+            game.next_id = linked["room"]["rematch"]
 
         async def open_new(game: Game) -> None:
             assert game.next_id is not None
@@ -177,6 +189,8 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=0, help="moves each game plays before it ends (not measured)")
     parser.add_argument("--follow", action="store_true",
                         help="the sockets ask to follow their game to the rematch (?follow=rematch)")
+    parser.add_argument("--frames", action="store_true",
+                        help="the offer and the accept are the sockets' rematch frames, not HTTP")
     parser.add_argument("--compare", help="also another commit's server (git archive of it), alternated")
     args = parser.parse_args()
     if (not 1 <= args.rooms <= 1000 or not 1 <= args.rounds <= 20 or not 0 <= args.spectators <= 20
@@ -194,7 +208,7 @@ def main() -> None:
         with BenchServer(data_parent="/dev/shm" if os.path.isdir("/dev/shm") else None,
                          **({"root": root} if root else {})) as server:
             results[label] = asyncio.run(measure(server, args.rooms, args.rounds, args.spectators, args.moves,
-                                                      args.follow))
+                                                      args.follow, args.frames))
         print(f"# {label}: {time.monotonic() - started:.0f} s, load average after {loadavg()}")
     print(f"CPU ms per game, the best of {args.rounds} rounds ({args.rooms} games, 2 + {args.spectators} sockets each)")
     print(f"{'step':<8}" + "".join(f"{label + ' app':>16}{'valkey':>8}" for label in results))
