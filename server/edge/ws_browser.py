@@ -35,7 +35,7 @@ from starlette.websockets import WebSocket
 from ..core.room import Room
 from ..outage import UNAVAILABLE, UNAVAILABLE_MESSAGE, redis_down
 from ..store.service import RoomRefused
-from ..web import reconnect, sound
+from ..web import reconnect, socket_ticket, sound
 from ..web.html_codec import HtmlCodec
 from ..web.i18n import _
 from ..web.language import lang_of
@@ -101,6 +101,23 @@ async def _heartbeat(conn: BrowserConn, hub: Any, html: HtmlCodec, room_id: str,
             return
 
 
+async def _ticket_holds(websocket: WebSocket, state: Any) -> bool:
+    """Whether the page's socket ticket (``?t=``) is fresh and unused, so this is the one socket
+    of that render of ``#room``: :mod:`server.web.socket_ticket`. No ticket, or one that is not
+    ours: yes (as before tickets). Redis away: yes (the room's load says what happens then)."""
+    ticket = websocket.query_params.get("t")
+    if ticket is None or socket_ticket.rendered_ms(ticket) is None:
+        return True
+    if not socket_ticket.is_fresh(ticket, time.time_ns() // 1_000_000):
+        return False
+    try:
+        return await state.store.claim_ticket(ticket, 2 * socket_ticket.TICKET_MAX_AGE_MS)
+    except Exception as exc:
+        if not redis_down(state.metrics, "ticket", exc):
+            raise
+        return True
+
+
 async def _browser_socket(websocket: WebSocket) -> None:
     state = websocket.app.state
     settings, rooms, hub = state.settings, state.rooms, state.hub
@@ -110,6 +127,9 @@ async def _browser_socket(websocket: WebSocket) -> None:
     player = web.player_of(websocket)
     await websocket.accept()
     websocket.scope["mineduel.player"] = player.id if player else None
+    if not await _ticket_holds(websocket, state):
+        await websocket.close(socket_ticket.SUPERSEDED, "this page's socket was replaced")
+        return
     try:
         room = await rooms.latest(room_id)
     except RoomRefused:

@@ -33,6 +33,8 @@ key                        type    content
 ``pg:{<player>}:over``     zset    the player's finished games: room id → end (ms), the newest 100
 ``pg:{<player>}:sum``      hash    room id → summary (JSON) of the finished games in ``:over``
 ``mineduel:secret``        string  the shared token-signing key when ``SECRET_KEY`` is unset
+``wsticket:<ticket>``      string  a room page's socket ticket is used (:mod:`server.web.socket_ticket`;
+                                   expires after twice a ticket's life)
 ``pool:{pairing}:<pool>``  zset    quick pairing: the pool's waiting seeks → rating (rated
                                    pools) or join time in ms (casual pools)
 ``seeks:{pairing}``        hash    seek id → the waiting seek (JSON: player, name, pool,
@@ -71,6 +73,10 @@ LOBBY = "web:lobby"
 ONLINE = "web:online"
 ONLINE_SEEN = "web:online:seen"
 SECRET = "mineduel:secret"
+
+
+def ticket_key(ticket: str) -> str:
+    return f"wsticket:{ticket}"
 
 
 def state_key(room_id: str) -> str:

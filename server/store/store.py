@@ -36,6 +36,7 @@ from .keys import (
     solo_bests_key,
     solo_board_key,
     state_key,
+    ticket_key,
     unpack,
     watchers_key,
 )
@@ -270,6 +271,11 @@ class Store:
                 await self._presence(**_presence_call(room_id, process_id, counts, ttl_s, now_ms, False), client=pipe)
             texts = await pipe.execute()
         return [_attendance(text) for text in texts]
+
+    async def claim_ticket(self, ticket: str, ttl_ms: int) -> bool:
+        """Mark a room page's socket ticket used (``SET NX``, expiring after ``ttl_ms``): True
+        the first time, False when a socket claimed it before (:mod:`server.web.socket_ticket`)."""
+        return await self.link.execute("SET", ticket_key(ticket), "1", "NX", "PX", ttl_ms) is not None
 
     async def shared_secret(self) -> str:
         """A random signing key created once and shared through Redis."""

@@ -20,7 +20,7 @@ from ..edge.peer import is_tls
 from ..outage import redis_down
 from ..store.analyses import NotAnalysed, StoredAnalysis
 from ..store.service import RoomRefused
-from . import sound
+from . import socket_ticket, sound
 from .html_codec import HtmlCodec, oob
 from .i18n import _, ngettext
 from .lobby import list_room
@@ -126,7 +126,8 @@ async def room_page(request: Request) -> Response:
         room_id=room.id,
         viewer=viewer,
         seated=viewer != SPECTATOR,
-        shows_end=room.status is Status.OVER,  # its socket's snapshots keep the replay step shown
+        ws_url=socket_ticket.socket_url(room.id, socket_ticket.new_ticket(request.app.state.rooms.now_ms()),
+                                        shows_end=room.status is Status.OVER),  # snapshots keep the replay step
         areas=areas,
         spectators=codec.m.spectators(attendance.spectators),
         goto_field=codec.m.goto_field(),

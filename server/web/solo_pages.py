@@ -21,6 +21,7 @@ from ..edge import new_game
 from ..edge.csp import SecurityHeaders
 from ..edge.limits import Limited, guard_of
 from ..store.results import MODES
+from . import socket_ticket
 from .i18n import N_, _
 from .reconnect import reconnect_area
 from .site import (
@@ -119,6 +120,7 @@ def solo_room_page(request: Request, web: Web, room: Room, me: Player | None, vi
     name = room.players[0].name if room.players[0] else "?"
     return web.render(
         "solo.html", me=me, title=f"{name} · {title_of(room)}", room_id=room.id, viewer=viewer,
+        ws_url=socket_ticket.socket_url(room.id, socket_ticket.new_ticket(request.app.state.rooms.now_ms())),
         seated=viewer == 0, areas={**html.solo.areas(room, viewer), "reconnect": reconnect_area(html.m, request)},
         spectators=html.m.spectators(watchers),
         restart=html.solo.restart_form(room), board_title=title_of(room),

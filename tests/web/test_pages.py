@@ -124,7 +124,7 @@ def test_create_join_and_the_room_page(client: TestClient) -> None:
     assert response.status_code == 303
     room_url = response.headers["location"]
     page = as_(client, anna).get(room_url).text
-    assert 'ws-connect="' + room_url + '/ws"' in page and "ws-send" in page
+    assert 'ws-connect="' + room_url + '/ws?t=' in page and "ws-send" in page  # with its socket ticket
     assert 'id="invite-url"' in page and "Waiting for an opponent" in page
     assert "Coan rules" in page and 'id="clock-0"' in page
     home = as_(client, None).get("/").text  # the lobby lists it as an open challenge to accept

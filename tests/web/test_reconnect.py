@@ -15,7 +15,10 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
+from starlette.websockets import WebSocketDisconnect
+
 from server.app import create_app
+from server.web import socket_ticket
 from server.web.reconnect import MAX_DELAY_MS, delay_ms
 from tests.conftest import app_settings
 
@@ -75,3 +78,52 @@ def test_an_unknown_game_neither_reconnects_nor_loops(client: TestClient) -> Non
     with client.websocket_connect("/g/doesnotexist/ws", headers={"origin": BASE}) as ws:
         frame = ws.receive_text()
     assert '<span id="reconnect" hidden></span>' in frame and "hx-get" not in frame
+
+
+def socket_url_of(page: str) -> str:
+    found = re.findall(r'ws-connect="([^"]+)"', page)
+    assert len(found) == 1
+    return found[0].replace("&amp;", "&")
+
+
+@pytest.mark.parametrize("make", ["duel", "solo"])
+def test_each_render_of_the_room_opens_one_socket_once(client: TestClient, make: str) -> None:
+    """The page's ticket (``server/web/socket_ticket.py``): the render's socket is served; a
+    second socket on the same ticket (a replaced element's retry timer) and a socket on an
+    old render's ticket are closed with 4001 before anything is sent; a fresh render serves
+    again, and a socket without a ticket is served as ever."""
+    anna = named(client, "Anna")
+    if make == "duel":
+        response = as_(client, anna).post("/games", data={"ruleset": "coan", "clock": "none", "seat": "0"},
+                                          headers={"origin": BASE})
+    else:
+        response = as_(client, anna).post("/solo", data={"preset": "beginner", "no_guess": "0"},
+                                          headers={"origin": BASE})
+    room_url = response.headers["location"]
+    url = socket_url_of(as_(client, anna).get(room_url).text)
+    assert url.startswith(room_url + "/ws?t=")
+    with client.websocket_connect(url, headers={"origin": BASE}) as ws:
+        assert ws.receive_text().startswith("<!--snapshot-->")
+    for used in (url, url.replace("?t=", "?t=" + "0." + "a" * 12 + "&old=")):  # used; rendered in 1970
+        with client.websocket_connect(used, headers={"origin": BASE}) as ws:
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_text()
+        assert closed.value.code == socket_ticket.SUPERSEDED
+    again = socket_url_of(client.get(room_url, params={"reconnect": "1"}, headers={"hx-request": "true"}).text)
+    assert again != url
+    for served in (again, room_url + "/ws", room_url + "/ws?t=not-ours"):
+        with client.websocket_connect(served, headers={"origin": BASE}) as ws:
+            assert ws.receive_text().startswith("<!--snapshot-->")
+
+
+def test_a_ticket_carries_its_render_time_and_is_fresh_for_ten_minutes() -> None:
+    now = 1_700_000_000_000
+    ticket = socket_ticket.new_ticket(now)
+    assert socket_ticket.rendered_ms(ticket) == now and ticket != socket_ticket.new_ticket(now)
+    assert socket_ticket.is_fresh(ticket, now) and socket_ticket.is_fresh(ticket, now + socket_ticket.TICKET_MAX_AGE_MS)
+    assert not socket_ticket.is_fresh(ticket, now + socket_ticket.TICKET_MAX_AGE_MS + 1)
+    assert socket_ticket.is_fresh(ticket, now - 1000)  # another process's clock a little behind
+    for bad in ("", "abc", "lq0.short", "x" * 40, "lq0." + "a" * 11 + "!", "é." + "a" * 12, "." + "a" * 12):
+        assert socket_ticket.rendered_ms(bad) is None, bad
+        assert not socket_ticket.is_fresh(bad, now)
+    assert socket_ticket.socket_url("r1", ticket, shows_end=True) == f"/g/r1/ws?t={ticket}&end=1"
