@@ -6,8 +6,8 @@ socket the timer opens afterwards belongs to a detached element that nothing can
 (bigskysoftware/htmx-extensions#161). After the server was away, ``#reconnect`` brings a fresh
 ``#room`` (:mod:`server.web.reconnect`), and in about half the reconnects the old element's
 timer fired after the swap: a second socket stayed open beside the new one, fed by the hub,
-until the page closed. A fix inside the extension needs a script of our own, which the pages
-do not have (and the CSP forbids).
+until the page closed. A fix inside the extension needs JavaScript of our own, which the pages
+do not have (htmx and its extensions only).
 
 So every render's ``ws-connect`` URL carries a ticket, ``<render time in ms, base 36>.<nonce>``,
 and the browser socket claims it (:meth:`server.store.store.Store.claim_ticket`: ``SET NX`` with
