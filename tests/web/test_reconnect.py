@@ -42,6 +42,17 @@ def armed(html: str) -> tuple[int, int]:
     return int(found[0][0]), int(found[0][1])
 
 
+def new_room(client: TestClient, jar: dict[str, str], make: str) -> str:
+    """A new duel (waiting for its opponent) or classic game of ``jar``'s; its page's URL."""
+    if make == "duel":
+        response = as_(client, jar).post("/games", data={"ruleset": "coan", "clock": "none", "seat": "0"},
+                                         headers={"origin": BASE})
+    else:
+        response = as_(client, jar).post("/solo", data={"preset": "beginner", "no_guess": "0"},
+                                         headers={"origin": BASE})
+    return response.headers["location"]
+
+
 def test_the_delay_grows_with_quick_reconnects_in_a_row_and_is_capped() -> None:
     delays = [delay_ms(n) for n in range(12)]
     assert delays[0] <= 100  # the first fetch: at once (the server is polled while away)
@@ -51,13 +62,7 @@ def test_the_delay_grows_with_quick_reconnects_in_a_row_and_is_capped() -> None:
 @pytest.mark.parametrize("make", ["duel", "solo"])
 def test_pages_count_reconnects_and_snapshots_reset_the_count(client: TestClient, make: str) -> None:
     anna = named(client, "Anna")
-    if make == "duel":
-        response = as_(client, anna).post("/games", data={"ruleset": "coan", "clock": "none", "seat": "0"},
-                                          headers={"origin": BASE})
-    else:
-        response = as_(client, anna).post("/solo", data={"preset": "beginner", "no_guess": "0"},
-                                          headers={"origin": BASE})
-    room_url = response.headers["location"]
+    room_url = new_room(client, anna, make)
     assert armed(as_(client, anna).get(room_url).text) == (1, delay_ms(0))
     again = client.get(room_url, params={"reconnect": "2"}, headers={"hx-request": "true"})
     assert armed(again.text) == (3, delay_ms(2))
@@ -93,13 +98,7 @@ def test_each_render_of_the_room_opens_one_socket_once(client: TestClient, make:
     old render's ticket are closed with 4001 before anything is sent; a fresh render serves
     again, and a socket without a ticket is served as ever."""
     anna = named(client, "Anna")
-    if make == "duel":
-        response = as_(client, anna).post("/games", data={"ruleset": "coan", "clock": "none", "seat": "0"},
-                                          headers={"origin": BASE})
-    else:
-        response = as_(client, anna).post("/solo", data={"preset": "beginner", "no_guess": "0"},
-                                          headers={"origin": BASE})
-    room_url = response.headers["location"]
+    room_url = new_room(client, anna, make)
     url = socket_url_of(as_(client, anna).get(room_url).text)
     assert url.startswith(room_url + "/ws?t=")
     with client.websocket_connect(url, headers={"origin": BASE}) as ws:
