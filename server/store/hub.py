@@ -197,6 +197,9 @@ class Hub:
         (``conn`` then watches neither room)."""
         await self.detach(from_id, conn)
         conn.version = None
+        # a spectator until attach reseats it: its old seat number would be the opponent's seat
+        # there, and a snapshot sent meanwhile (a stale move's answer) would show their secrets
+        conn.viewer = SPECTATOR
         return await self.attach(to_id, conn, reseat=True)
 
     def send_snapshot(self, conn: Connection, room: Room) -> None:

@@ -120,4 +120,3 @@ class RoomFeed:
                     self.presence.recount(room_id, conn.viewer, viewer)
                 conn.viewer = viewer
                 conn.version = -1  # forces a snapshot for the new class
-

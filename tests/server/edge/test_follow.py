@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from engine import Resign
+from engine import SPECTATOR, Resign
 from server.app import Parts
 from server.core.decide import Play
 from server.core.room import Player
@@ -92,6 +92,42 @@ async def test_a_link_that_arrives_as_a_snapshot_is_followed_too(gated: tuple[Pa
         gate.open.set()
         await wait_for(lambda: box.version == fresh.version and parts.hub.census().rooms == 1)
         assert sum(1 for f in got if f["t"] == "snapshot" and f["room"]["id"] == fresh.id) == 1
+    finally:
+        await where.leave()
+        writer.cancel()
+
+
+async def test_a_connection_on_its_way_to_the_rematch_sees_no_seat_of_it_before_it_arrives(
+        gated: tuple[Parts, GatedPubSub]) -> None:
+    """While the move is under way (the rematch's subscription not yet confirmed), a snapshot
+    of the rematch that reaches the connection (the answer to a move sent with the old game's
+    version) is a spectator's: never rendered for the seat it held in the old game, which in
+    the rematch is the opponent's (their wrong marks). Its own seat's snapshot follows."""
+    parts, gate = gated
+    room = await parts.rooms.create(new_game.duel("brettspielnetz", 5), (ANNA, BEN))
+    await parts.rooms.act(room.id, ANNA, Play(Resign()))
+    got: list = []
+    box = recorder(got)
+    box.player_id, box.viewer = ANNA.id, 0
+    writer = asyncio.create_task(box.run())
+    where = Whereabouts(parts.hub, box, room.id, follow=True)
+    try:
+        await parts.hub.attach(room.id, box)
+        where.attached()
+        gate.open = asyncio.Event()  # hold the messages: the move waits for its subscription
+        other = other_process(parts.store)
+        await other.rematch(room.id, BEN, new_game.rematch_of)
+        fresh = await other.rematch(room.id, ANNA, new_game.rematch_of)
+        parts.hub.refresh_later(room.id, box)  # the link reaches the connection
+        await wait_for(lambda: where.room_id == fresh.id)
+        parts.hub.send_snapshot(box, fresh)  # what a stale move's answer sends meanwhile
+        await wait_for(lambda: any(f["t"] == "snapshot" and f["room"]["id"] == fresh.id for f in got))
+        early = next(f for f in got if f["t"] == "snapshot" and f["room"]["id"] == fresh.id)
+        assert early["you"] == SPECTATOR
+        gate.open.set()
+        await wait_for(lambda: any(f["t"] == "snapshot" and f["room"]["id"] == fresh.id and f["you"] == 1
+                                   for f in got))
+        assert box.viewer == 1  # Anna is seat 1 in the rematch
     finally:
         await where.leave()
         writer.cancel()
