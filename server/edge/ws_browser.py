@@ -108,7 +108,7 @@ async def _ticket_holds(websocket: WebSocket, state: Any) -> bool:
     ticket = websocket.query_params.get("t")
     if ticket is None or socket_ticket.rendered_ms(ticket) is None:
         return True
-    if not socket_ticket.is_fresh(ticket, time.time_ns() // 1_000_000):
+    if not socket_ticket.is_fresh(ticket, state.rooms.now_ms()):  # the clock the page's render read
         return False
     try:
         return await state.store.claim_ticket(ticket, 2 * socket_ticket.TICKET_MAX_AGE_MS)

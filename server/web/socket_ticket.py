@@ -9,7 +9,7 @@ timer fired after the swap: a second socket stayed open beside the new one, fed 
 until the page closed. A fix inside the extension needs JavaScript of our own, which the pages
 do not have (htmx and its extensions only).
 
-So every render's ``ws-connect`` URL carries a ticket, ``<render time in ms, base 36>.<nonce>``,
+So every render's ``ws-connect`` URL carries a ticket, ``<render time in ms, hex>.<nonce>``,
 and the browser socket claims it (:meth:`server.store.store.Store.claim_ticket`: ``SET NX`` with
 an expiry). A ticket used already, or older than :data:`TICKET_MAX_AGE_MS`, is a leftover of
 a replaced element: that socket is closed with :data:`SUPERSEDED` (4001), which the extension
@@ -36,7 +36,7 @@ MAX_TICKET = 32
 
 def new_ticket(now_ms: int) -> str:
     """A fresh ticket for a render at ``now_ms``."""
-    return f"{_base36(now_ms)}.{secrets.token_urlsafe(9)}"
+    return f"{now_ms:x}.{secrets.token_urlsafe(9)}"
 
 
 def rendered_ms(ticket: str) -> int | None:
@@ -46,7 +46,10 @@ def rendered_ms(ticket: str) -> int | None:
     stamp, dot, nonce = ticket.partition(".")
     if not dot or len(nonce) != NONCE_CHARS or not stamp.isalnum() or not all(c.isalnum() or c in "-_" for c in nonce):
         return None
-    return int(stamp, 36)
+    try:
+        return int(stamp, 16)
+    except ValueError:  # letters past f
+        return None
 
 
 def is_fresh(ticket: str, now_ms: int) -> bool:
@@ -59,13 +62,3 @@ def is_fresh(ticket: str, now_ms: int) -> bool:
 def socket_url(room_id: str, ticket: str, shows_end: bool = False) -> str:
     """The room page's ``ws-connect`` URL (``end=1``: the page was served finished)."""
     return f"/g/{quote(room_id, safe='')}/ws?t={ticket}" + ("&end=1" if shows_end else "")
-
-
-def _base36(n: int) -> str:
-    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
-    out = ""
-    while True:
-        n, r = divmod(n, 36)
-        out = digits[r] + out
-        if n == 0:
-            return out
