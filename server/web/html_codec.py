@@ -114,12 +114,13 @@ class HtmlCodec:
 
     def areas(self, room: Room, viewer: int, now_ms: int | None = None, at: int | None = None,
               analysis: StoredAnalysis | None = None, odds: bool = False, odds_failed: bool = False,
-              fresh: Sequence[MoveLine] = ()) -> dict[str, Markup]:
+              fresh: Sequence[MoveLine] = (), follow: bool = False) -> dict[str, Markup]:
         """Every dynamic element of the room page for ``viewer``, by id.
 
         ``at``: for a finished game, show the replay position after ``at`` moves instead of
         the final board. ``analysis``, ``odds``, ``odds_failed``: see :meth:`replay`.
         ``fresh``: the move lines this frame brings news of (the toast; none on a page).
+        ``follow``: the rematch's link takes the page there by itself (see :meth:`update`).
         """
         now = _now_ms() if now_ms is None else now_ms
         view = room.view(viewer)
@@ -138,6 +139,7 @@ class HtmlCodec:
             end = {
                 "room_id": room.id,
                 "rematch": room.rematch,
+                "follow": follow and room.rematch is not None,
                 "seated": viewer in (0, 1),
                 "offer": rematch_offer_look(room, viewer),
                 "replay": parts["look"],
@@ -238,15 +240,15 @@ class HtmlCodec:
 
     # ------------------------------------------------------------------ Codec
 
-    def snapshot(self, room: Room, viewer: int, fresh: Sequence[MoveLine] = ()) -> str:
-        """Every area, and the tab's title. ``fresh``: see :meth:`areas` (an update that is a
-        snapshot: the end of the game). A finished game's step-dependent areas
+    def snapshot(self, room: Room, viewer: int, fresh: Sequence[MoveLine] = (), follow: bool = False) -> str:
+        """Every area, and the tab's title. ``fresh``, ``follow``: see :meth:`areas` (an update
+        that is a snapshot: the end of the game, the rematch linked). A finished game's step-dependent areas
         (:data:`REPLAYED`) stand between :data:`REPLAY_MARK` and :data:`REPLAY_END`, then its
         rematch area alone again, so a page that already shows the end can keep its step
         (:func:`keeping_step`)."""
         if room.kind == "classic":
             return self.solo.snapshot(room, viewer)
-        parts = self.areas(room, viewer, fresh=fresh)
+        parts = self.areas(room, viewer, fresh=fresh, follow=follow)
         title = str(self.m.title(tab_title(room, viewer)))
         if room.status is not Status.OVER:
             return SNAPSHOT_MARK + "".join(parts.values()) + title
@@ -264,7 +266,7 @@ class HtmlCodec:
             or old.commitment != new.commitment
         ):
             # joins, the end, rematch offers: rare, so the whole picture
-            return self.snapshot(new, viewer, _fresh(old, new, viewer))
+            return self.snapshot(new, viewer, _fresh(old, new, viewer), follow=_follows(old, new, viewer))
         a, b = old.view(viewer), new.view(viewer)
         change = new.game.diff(a, b)
         if "moves" in change.changed:
@@ -375,6 +377,14 @@ def keeping_step(snapshot: str) -> str:
     if start < 0:
         return snapshot
     return snapshot[:start] + snapshot[snapshot.index(REPLAY_END, start) + len(REPLAY_END):]
+
+
+def _follows(old: Room, new: Room, viewer: int) -> bool:
+    """Whether ``viewer``'s page goes to the rematch by itself with this update: the one that
+    links it, to the seat that offered it. Why only then: the player who accepted is taken
+    there by the answer to their form, spectators choose (the link stays), and a page loaded
+    later (a finished game looked at again) must stay where it is."""
+    return old.rematch is None and new.rematch is not None and old.rematch_offer == viewer
 
 
 def _fresh(old: Room, new: Room, viewer: int) -> Sequence[MoveLine]:

@@ -42,6 +42,7 @@ routes = [
     Route("/g/{id}/odds", room_pages.odds_step, middleware=_headers),
     Route("/g/{id}/join", room_pages.join_room, methods=["POST"], middleware=_headers),
     Route("/g/{id}/rematch", room_pages.rematch, methods=["POST"], middleware=_headers),
+    Route("/g/{id}/rematch", room_pages.to_rematch, middleware=_headers),
     Route("/g/{id}/rematch/decline", room_pages.decline_rematch, methods=["POST"], middleware=_headers),
     Route("/g/{id}/cancel", room_pages.cancel_challenge, methods=["POST"], middleware=_headers),
     Route("/g/{id}/sound", room_pages.set_sound, methods=["POST"], middleware=_headers),

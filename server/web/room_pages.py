@@ -224,6 +224,21 @@ async def rematch(request: Request, room_id: str, me: Player | None) -> Response
     return redirect(f"/g/{fresh.id}")
 
 
+async def to_rematch(request: Request) -> Response:
+    """GET: the way to this game's rematch. The link that takes the offering player's page there
+    by itself asks with htmx and gets ``HX-Redirect`` (htmx then loads that page whole, with its
+    own socket); a plain GET is redirected. No rematch linked: htmx gets nothing to do, a plain
+    GET the game's own page. Changes nothing, so it needs no form's origin check."""
+    web, room, failed = await load_room(request)
+    if failed is not None or room is None:
+        return failed  # type: ignore[return-value]
+    target = f"/g/{room.rematch}" if room.rematch is not None else None
+    if request.headers.get("hx-request") == "true":
+        headers = {"cache-control": "no-store"} | ({"hx-redirect": target} if target else {})
+        return Response(status_code=204, headers=headers)
+    return redirect(target or f"/g/{room.id}")
+
+
 @_posted_on_room
 async def decline_rematch(request: Request, room_id: str, me: Player | None) -> Response:
     """The opponent's rematch offer declined, or one's own withdrawn."""

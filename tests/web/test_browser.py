@@ -11,6 +11,7 @@ import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 from playwright.sync_api import expect
@@ -227,8 +228,11 @@ def test_full_game_two_players_and_a_spectator(browser, web_server: LiveServer, 
         anna.page.wait_for_selector("#rematch-accept")
         anna.page.click("#rematch-accept")  # accepting makes the game and takes Anna there
         anna.page.wait_for_url(re.compile(r"/g/(?!" + re.escape(room_id) + r")[^/]+$"))
-        ben.page.wait_for_selector("#rematch-link")
-        ben.page.click("#rematch-link")
+        new_url = anna.page.url
+        ben.page.wait_for_url(new_url)  # Ben offered it: his page goes there by itself
+        watcher.page.wait_for_selector("#rematch-link")  # a spectator gets the link and stays
+        assert urlparse(watcher.page.url).path == f"/g/{room_id}"
+        assert watcher.page.get_attribute("#rematch-link", "href") == urlparse(new_url).path
         anna.page.wait_for_selector("#status.their-turn")  # seats swapped: Ben moves first
         assert anna.text("#name-1").startswith(anna.name)
         ben.page.wait_for_selector("#status.your-turn")

@@ -173,3 +173,31 @@ def test_the_turn_sound_is_a_preference_set_by_a_form_on_the_room_page(client: T
     page = as_(client, {**anna, "mineduel_sound": "on"}).get(room_url).text
     assert 'id="sound-button" aria-pressed="true"' in page and 'name="sound" value="off"' in page
     assert 'id="sound-button"' not in as_(client, None).get(room_url).text  # a spectator has no turn
+
+
+def test_the_way_to_a_rematch(client: TestClient) -> None:
+    """``GET /g/{id}/rematch``: what the link that takes the offering player's page to the rematch
+    asks (htmx: ``HX-Redirect``, no body), and a plain redirect for anyone else; before the
+    rematch is linked it goes nowhere, and it changes nothing."""
+    client.cookies.clear()
+    anna, ben = (client.post("/api/v1/guests", json={"name": unique(n)}).json()["token"] for n in ("Anna", "Ben"))
+    bearer = [{"authorization": f"Bearer {token}"} for token in (anna, ben)]
+    room_id = client.post("/api/v1/games", json={"seat": 0}, headers=bearer[0]).json()["id"]
+    assert client.post(f"/api/v1/games/{room_id}/join", headers=bearer[1]).status_code == 200
+    assert client.post(f"/api/v1/games/{room_id}/resign", headers=bearer[1]).status_code == 200
+    htmx = {"hx-request": "true"}
+    url = f"/g/{room_id}/rematch"
+    nothing = client.get(url, headers=htmx)
+    assert nothing.status_code == 204 and "hx-redirect" not in nothing.headers and nothing.content == b""
+    assert client.get(url).headers["location"] == f"/g/{room_id}"
+    assert client.post(f"/api/v1/games/{room_id}/rematch", headers=bearer[1]).status_code == 202
+    assert client.get(url, headers=htmx).status_code == 204  # offered, not linked: still nowhere
+    before = client.get(f"/api/v1/games/{room_id}").json()["v"]
+    new_id = client.post(f"/api/v1/games/{room_id}/rematch", headers=bearer[0]).json()["id"]
+    linked = client.get(url, headers=htmx)
+    assert linked.status_code == 204 and linked.headers["hx-redirect"] == f"/g/{new_id}"
+    assert linked.headers["cache-control"] == "no-store"
+    plain = client.get(url)
+    assert plain.status_code == 303 and plain.headers["location"] == f"/g/{new_id}"
+    assert client.get(f"/api/v1/games/{room_id}").json()["v"] == before + 1  # the link only
+    assert client.get("/g/doesnotexist/rematch", headers=htmx).status_code == 404

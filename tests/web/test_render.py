@@ -11,6 +11,7 @@ import pytest
 from engine import SPECTATOR, Duel, Explore, Mark, MoveLine, Resign
 from engine.clock import Clock
 from engine.rules import Action, Verdict
+from server.core.decide import Commit, LinkRematch, OfferRematch, decide
 from server.core.room import Player, Room
 from server.store.messages import Attendance
 from server.web.html_codec import SNAPSHOT_MARK, HtmlCodec
@@ -152,6 +153,23 @@ def test_joining_and_ending_send_the_whole_picture(codec: HtmlCodec) -> None:
     assert "Ben resigned" in frame and "Anna wins" in frame
     assert 'class="fair verified"' in frame and 'id="replay"' in frame
     assert frame.count("cell mine unclaimed") == 15  # every mine shown at the end
+
+
+def test_the_offerers_page_goes_to_the_rematch_when_it_is_linked(codec: HtmlCodec) -> None:
+    """The update that links the rematch takes the page of the player who offered it there by
+    itself (the other one's form answer takes them); nobody else's page moves, and a page
+    loaded afterwards stays on the finished game."""
+    over, _ = after(new_room(), 1, Resign())
+    offered = decide(over, BEN, OfferRematch(), None, 0)
+    assert isinstance(offered, Commit)
+    linked = decide(offered.room, ANNA, LinkRematch("room2"), None, 0)
+    assert isinstance(linked, Commit)
+    follows = 'hx-get="/g/room1/rematch" hx-trigger="load"'
+    frames = {viewer: codec.update(offered.room, linked.room, viewer, []) for viewer in (0, 1, SPECTATOR)}
+    assert all('id="rematch-link" href="/g/room2"' in frame for frame in frames.values())
+    assert follows in frames[1] and follows not in frames[0] and follows not in frames[SPECTATOR]
+    assert all(follows not in codec.snapshot(linked.room, viewer) for viewer in (0, 1, SPECTATOR))
+    assert follows not in codec.update(over, offered.room, 1, [])  # the offer itself moves nobody
 
 
 def test_user_text_is_escaped(codec: HtmlCodec) -> None:
