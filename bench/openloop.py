@@ -485,7 +485,14 @@ class OpenLoopClient:
         for conn in room.conns:
             if conn.moved is None:
                 conn.moved = loop.create_future()
-        await asyncio.wait_for(asyncio.gather(*(conn.moved for conn in room.conns)), 60)
+        snapshots = asyncio.gather(*(conn.moved for conn in room.conns))
+        try:
+            await asyncio.wait_for(snapshots, 60)
+        finally:
+            # cut short (the run's end, a socket's close cancelling its future): what ended it is
+            # read here, or asyncio prints "exception was never retrieved" into the bench's report
+            if snapshots.done() and not snapshots.cancelled():
+                snapshots.exception()
         conns = sorted(room.conns, key=lambda c: c.slot if c.slot >= 2 else c.moved.result()["you"])
         for slot, conn in enumerate(conns):
             conn.slot, conn.snapshot, conn.moved = slot, conn.moved.result(), None
