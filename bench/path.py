@@ -21,7 +21,14 @@ play the same games; figures are the fastest pass.
     python bench/path.py --moves explore --rooms 200 --repeats 3           # CPU us per move
     python bench/path.py --moves explore --rooms 200 --repeats 3 --steps   # and us per step
     python bench/path.py --moves explore --rooms 40 --callgrind            # instructions per step
+    python bench/path.py --moves explore --rooms 200 --repeats 1 --young   # the GC's young objects
     python bench/path.py --root /tmp/base ...                              # another checkout
+
+``--young`` also takes a census of what each round of moves leaves in the cyclic GC's young
+generation (GC-tracked objects still alive, by type; for dicts, lists and tuples by what they
+hold, ``*`` marking tracked members) and times one young pass after each round: what the
+server's timed young passes (``server/gc_policy.py``) traverse per move. Its CPU figures include
+the census: take them from a run without.
 
 ``--steps`` times the steps with Python wrappers (which add ~0.3 us per wrapped call to the
 total). ``--callgrind`` runs the same under ``valgrind --tool=callgrind`` (instrumentation on
@@ -242,7 +249,36 @@ def install_steps(s, parts, codec) -> list[str]:  # noqa: ANN001
 # ---------------------------------------------------------------------------------------------
 
 
-async def one_pass(url: str, plans, seed: int, steps, cg) -> dict:  # noqa: ANN001
+def _kind(obj: object) -> str:
+    """A young object's kind for the census: its type, and for a dict, list or tuple what it holds
+    (``*``: a tracked member, which keeps the container tracked)."""
+    def names(items) -> str:  # noqa: ANN001
+        return ",".join(sorted({type(x).__name__ + ("*" if gc.is_tracked(x) else "") for x in items}))
+    if type(obj) is dict:
+        return f"dict[{names(obj)}: {names(obj.values())}]"
+    if type(obj) in (list, tuple):
+        return f"{type(obj).__name__}[{names(obj)}]"
+    return f"{type(obj).__module__}.{type(obj).__qualname__}"
+
+
+def young_census(census: dict, moves: int) -> None:
+    """Adds what the young generation holds now to ``census`` (objects and references by kind,
+    ``moves`` played since the last call), then empties it with one timed young pass."""
+    young = gc.get_objects(0)
+    for obj in young:
+        kind = _kind(obj)
+        census.setdefault(kind, [0, 0])
+        census[kind][0] += 1
+        census[kind][1] += len(gc.get_referents(obj))
+    del young
+    started = time.perf_counter()
+    gc.collect(0)
+    census.setdefault("", [0, 0.0])
+    census[""][0] += moves
+    census[""][1] += time.perf_counter() - started
+
+
+async def one_pass(url: str, plans, seed: int, steps, cg, census: dict | None = None) -> dict:  # noqa: ANN001
     """Fresh rooms play every planned game; CPU (and instructions) only while moves are played."""
     from engine import SPECTATOR, Duel
     from server.app import Parts
@@ -308,6 +344,8 @@ async def one_pass(url: str, plans, seed: int, steps, cg) -> dict:  # noqa: ANN0
         await asyncio.wait_for(done.wait(), 600)
         by_round.append((len(batch), time.process_time() - before))
         moves += len(batch)
+        if census is not None:
+            young_census(census, len(batch))
     cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
     if cg is not None:
         cg.dump("moves")
@@ -322,7 +360,7 @@ async def one_pass(url: str, plans, seed: int, steps, cg) -> dict:  # noqa: ANN0
     return stats
 
 
-async def run(args, steps, cg) -> list[dict]:  # noqa: ANN001
+async def run(args, steps, cg, census: dict | None = None) -> list[dict]:  # noqa: ANN001
     from server import logs
     from server.embedded_redis import EmbeddedRedis
 
@@ -335,7 +373,7 @@ async def run(args, steps, cg) -> list[dict]:  # noqa: ANN001
             for _ in range(args.repeats):
                 if isinstance(steps, Timers):
                     steps.spent = dict.fromkeys(steps.spent, 0.0)
-                result = await one_pass(redis.url, plans, args.seed, steps, cg)
+                result = await one_pass(redis.url, plans, args.seed, steps, cg, census)
                 if isinstance(steps, Timers):
                     result["steps"] = dict(steps.spent)
                 results.append(result)
@@ -410,6 +448,17 @@ def callgrind(args) -> None:  # noqa: ANN001
 # ---------------------------------------------------------------------------------------------
 
 
+def print_census(census: dict, top: int = 16) -> None:
+    played, pass_s = census.pop("")
+    objects = sum(n for n, _ in census.values())
+    refs = sum(r for _, r in census.values())
+    print(f"young generation after each round, per move: {objects / played:.1f} objects, {refs / played:.1f} "
+          f"references; a young pass {1e6 * pass_s / played:.2f} us (the CPU figures above include the census)")
+    print(f"{'refs':>7} {'objects':>7}  kind (per move, by references)")
+    for kind, (n, r) in sorted(census.items(), key=lambda item: -item[1][1])[:top]:
+        print(f"{r / played:>7.1f} {n / played:>7.2f}  {kind[:110]}")
+
+
 def print_by_move_number(results: list[dict], span: int = 10) -> None:
     """CPU per move by the move's number in its game (the fastest pass of each span): what a
     bench that only meets the openings of games misses."""
@@ -430,6 +479,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--steps", action="store_true", help="time each step (Python wrappers)")
     parser.add_argument("--callgrind", action="store_true", help="instructions per step under callgrind")
+    parser.add_argument("--young", action="store_true", help="a census of the GC's young generation after each round")
     parser.add_argument("--root", help="another checkout to measure (its engine/ and server/)")
     parser.add_argument("--child-callgrind", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -449,7 +499,8 @@ def main() -> None:
         print(json.dumps(results[0]))
         return
     steps = Timers() if args.steps else None
-    results = uvloop.run(run(args, steps, None))
+    census: dict | None = {} if args.young else None
+    results = uvloop.run(run(args, steps, None, census))
     moves = results[0]["moves"]
     best = min(results, key=lambda r: r["cpu"])
     print(f"# {' '.join(sys.argv)}")
@@ -468,6 +519,8 @@ def main() -> None:
                 p = next(q for n, q, _ in STEP_TABLE if n == p)
             per = min(r["steps"][name] for r in results) * 1e6 / moves
             print(f"{('  ' * depth) + name:<14} {per:>8.1f}  {what}")
+    if census:
+        print_census(census)
     if best["missing"]:
         print(f"# steps not found in this checkout: {', '.join(best['missing'])}")
 
