@@ -345,6 +345,7 @@ class Duel:
         return len(self.log) >= len(SEATS) and all(isinstance(m, (Explore, Mark)) for _, m in self.log[:len(SEATS)])
 
     def _play(self, seat: int, action: Action, cell: Cell) -> list[Event]:
+        cell = self.geo.own(cell)  # the key of numbers or claims (Geometry.own says why)
         rules = self.rules
         events: list[Event] = []
         is_mine = cell in self.setup.mines
@@ -533,12 +534,15 @@ class Duel:
             duel.to_move = data["to_move"]
             duel.scores = [int(x) for x in data["scores"]]
             duel.numbers, duel.claims = {}, {}
-            for r, row in enumerate(data["board"]):
+            board, cells = data["board"], duel.geo.cells  # the board's own tuples (Geometry.own)
+            if len(board) != setup.height or any(len(row) != setup.width for row in board):
+                raise ValueError(f"board rows do not make a {setup.width}x{setup.height} board")
+            for r, row in enumerate(board):
                 for c, ch in enumerate(row):
                     if ch.isdigit():
-                        duel.numbers[(r, c)] = int(ch)
+                        duel.numbers[cells[r * setup.width + c]] = int(ch)
                     elif ch != HIDDEN:
-                        duel.claims[(r, c)] = CHAR_CLAIMS[ch]
+                        duel.claims[cells[r * setup.width + c]] = CHAR_CLAIMS[ch]
             duel.wrong_marks = tuple({(r, c) for r, c in w} for w in data["wrong_marks"])  # type: ignore[assignment]
             duel.lines = _decode_appended(data["lines"], previous.lines if previous else None, duel.memo,
                                           _STORED_LINES, _line_data, _line_from_data)

@@ -64,7 +64,17 @@ class Geometry:
 
     @property
     def centre(self) -> Cell:
-        return (self.height // 2, self.width // 2)
+        return self.own((self.height // 2, self.width // 2))
+
+    def own(self, cell: Cell) -> Cell:
+        """This board's own tuple for ``cell`` (a cell of the board), equal to it.
+
+        Why: a dict is tracked by the cyclic GC from the moment a tracked key goes in, and only
+        a full collection untracks it again; a tuple made a moment ago is tracked, this board's
+        are not (the collector untracks tuples of ints once it has seen them). A duel's
+        ``numbers`` keyed by these tuples stays out of the GC's young passes, copies included
+        (``bench/path.py --young``)."""
+        return self.cells[cell[0] * self.width + cell[1]]
 
 
 @lru_cache(maxsize=64)

@@ -342,3 +342,29 @@ def test_snapshot_round_trip_of_a_game_in_progress():
 def test_malformed_snapshots_raise_value_error(broken):
     with pytest.raises(ValueError):
         Duel.from_snapshot(broken)
+
+
+@pytest.mark.parametrize("rows", [lambda b: b[:-1], lambda b: [*b[:-1], b[-1] + "."], lambda b: [b[0][:-1], *b[1:]]],
+                         ids=["a row short", "a row long", "a row missing a cell"])
+def test_a_snapshot_whose_board_is_not_the_setups_size_raises_value_error(rows):
+    data = make_duel().snapshot()
+    with pytest.raises(ValueError, match="board"):
+        Duel.from_snapshot({**data, "board": rows(data["board"])})
+
+
+def test_the_revealed_numbers_stay_out_of_the_cyclic_gc():
+    """``numbers`` is keyed by the board's own cells (``Geometry.own``), not by the tuples moves
+    and snapshots bring: a dict holding one fresh (tracked) tuple is tracked until a full
+    collection, and so is every copy made of it, which the server's young GC passes would
+    traverse at every move (bench/path.py --young)."""
+    import gc
+
+    gc.collect()  # the board's cells, like any old tuple of ints, are untracked once seen
+    duel = make_duel()
+    for seat, move in [(0, Explore(cell("b2"))), (1, Mark(cell("d4"))), (0, Explore(cell("a1")))]:
+        duel = duel.copy()
+        duel.apply(seat, type(move)(tuple(list(move.cell))))  # a tuple made just now, as the wire makes it
+        assert not gc.is_tracked(duel.numbers), move
+    again = Duel.from_snapshot(duel.snapshot())
+    assert again.numbers == duel.numbers and not gc.is_tracked(again.numbers)
+    assert not gc.is_tracked(again.copy().numbers)

@@ -33,3 +33,13 @@ def test_cell_names_round_trip(r, c):
 def test_bad_cell_names_raise(bad):
     with pytest.raises(ValueError):
         parse_cell_name(bad)
+
+
+@given(st.integers(1, 30), st.integers(1, 30), st.data())
+def test_own_is_the_boards_own_equal_tuple(width, height, data):
+    geo = geometry(width, height)
+    r, c = data.draw(st.integers(0, height - 1)), data.draw(st.integers(0, width - 1))
+    fresh = tuple([r, c])
+    own = geo.own(fresh)
+    assert own == fresh and own is geo.cells[r * width + c] and geo.own(own) is own
+    assert geo.centre == (height // 2, width // 2) and geo.centre is geo.own(geo.centre)
