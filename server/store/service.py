@@ -14,10 +14,12 @@ over HTTP, a timeout, a rematch) is decided again on the fresh room, at most ``r
 
 After a commit: the players' game lists (:mod:`~.player_games`) when the status or the seats
 changed (a move writes nothing there), and what an end leaves behind (:meth:`RoomService.settle`: ratings, leaderboards, the
-finished lists). A commit of a finished room leaves the room in the ``clocks`` set, due
+finished lists). The commit that ends a game leaves the room in the ``clocks`` set, due
 :data:`SETTLE_GRACE_MS` later (the same atomic write as the commit: nothing more on the move
 path); settling drops that entry, so an end whose process dies or fails before it is settled
-by any process's sweeper (everything settled is idempotent). Failures there are logged and
+by any process's sweeper (everything settled is idempotent). The finished room's later commits
+(a rematch offered, declined or linked) leave that entry as it is and settle nothing: an end
+not settled yet stays due, a settled one is not settled again. Failures there are logged and
 counted, never raised: the commit stands.
 
 Retention: every commit renews the expiry of the room's keys — ``finished_ttl_s`` once the
@@ -70,7 +72,7 @@ from .outage_log import OutageLog
 from .player_games import PlayerGames
 from .results import Results
 from .single_flight import SingleFlight
-from .store import Store
+from .store import KEEP_DUE, Store
 from .stored_form import StoredForm
 
 log = logging.getLogger("mineduel.rooms")
@@ -235,10 +237,12 @@ class RoomService:
                 raise RoomRefused(decision)
             if isinstance(decision, Unchanged):
                 return decision.room
-            settle_at = self.now_ms() + self.settle_grace_ms if decision.room.status is Status.OVER else None
-            if await self._commit(room.version, decision, started, settle_at):
+            ends = decision.room.status is Status.OVER and room.status is not Status.OVER
+            settle_at = self.now_ms() + self.settle_grace_ms if ends else None
+            after_end = room.status is Status.OVER  # a rematch offered, declined or linked
+            if await self._commit(room.version, decision, started, settle_at, after_end):
                 await self._after(room, decision.room, settle_at)
-                if decision.room.status is Status.OVER and room.status is not Status.OVER:
+                if ends:
                     self.analyses.finished(decision.room)
                 if decision.refusal is not None:
                     raise RoomRefused(decision.refusal)
@@ -301,9 +305,9 @@ class RoomService:
     # ------------------------------------------------------------------ after a commit
 
     async def _after(self, old: Room | None, new: Room, settle_at: int | None) -> None:
-        """What a successful commit leaves behind: the game lists (when they change) and, for a
-        finished room, :meth:`settle` (an end; also a rematch offer's commit, which left the room
-        due for settling again: idempotent). Never raises: the commit stands whatever fails here."""
+        """What a successful commit leaves behind: the game lists (when they change) and, for the
+        commit that ended the game, :meth:`settle`. Never raises: the commit stands whatever
+        fails here."""
         try:
             if settle_at is not None:
                 await self.settle(new, settle_at)
@@ -339,10 +343,12 @@ class RoomService:
         return result
 
     async def _commit(self, expected: int | None, commit: Commit, started: float | None = None,
-                      settle_at: int | None = None) -> bool:
+                      settle_at: int | None = None, after_end: bool = False) -> bool:
         """Commit ``commit`` if the stored version is still ``expected``. The room's place in
-        ``clocks``: when something falls due (``next_due``), or for a finished room
-        ``settle_at``, when a sweeper settles its end unless this process has."""
+        ``clocks``: when something falls due (``next_due``); for the commit that ends the game
+        ``settle_at``, when a sweeper settles its end unless this process has; ``after_end``
+        (a later commit of the finished room): as it is, so an end not settled yet stays due
+        and a settled one is not settled again."""
         new = commit.room
         data = self.stored.pack(new)
         nonce = self.cache.announce(new, commit.events, started)
@@ -351,7 +357,8 @@ class RoomService:
         try:
             ok, found = await self._reaching(self.store.commit(
                 new.id, expected, new.version, data, pack([new.version, commit.kind, list(commit.detail)]), message,
-                settle_at if settle_at is not None else next_due(new), self.retention.ttl_s(new),
+                KEEP_DUE if after_end else settle_at if settle_at is not None else next_due(new),
+                self.retention.ttl_s(new),
             ))
         finally:
             if not ok:

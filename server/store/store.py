@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
@@ -53,6 +53,11 @@ LOBBY_MAX_AGE_MS = 7 * 24 * 3600 * 1000
 
 WAITAOF_MS = 1000
 """How long a commit waits for its write to be fsynced (an external Redis; see the module's doc)."""
+
+KeepDue = Literal["keep"]
+KEEP_DUE: KeepDue = "keep"
+"""A commit's ``deadline_ms`` that leaves the room's entry in ``clocks`` as it is (the commits
+of a finished game after its end: :meth:`server.store.service.RoomService.act`)."""
 
 
 class Store:
@@ -111,14 +116,15 @@ class Store:
         data: bytes,
         log_entry: bytes,
         message: bytes,
-        deadline_ms: int | None,
+        deadline_ms: int | None | KeepDue,
         ttl_s: int | None = None,
     ) -> tuple[bool, int | None]:
         """Write version ``version`` iff the stored one is ``expected`` (``None`` = must not exist).
 
-        Returns ``(True, version)`` or ``(False, stored version or None)``. ``ttl_s`` (re)sets
-        the expiry of the room's state and log (``None``: keep them). When the settings ask
-        for it, waits until the write is fsynced to the AOF before returning.
+        Returns ``(True, version)`` or ``(False, stored version or None)``. ``deadline_ms``: the
+        room's place in ``clocks`` (``None``: none; :data:`KEEP_DUE`: whatever it is now).
+        ``ttl_s`` (re)sets the expiry of the room's state and log (``None``: keep them). When
+        the settings ask for it, waits until the write is fsynced to the AOF before returning.
         """
         keys = [state_key(room_id), log_key(room_id), channel(room_id), CLOCKS, analysis_key(room_id)]
         args = [

@@ -6,7 +6,8 @@ deadline, renew the room's retention (``EXPIRE`` on its state and log, and on it
 which exists only after the end) and publish. Two processes can never both commit version N.
 ``KEYS``: state, log, channel, clocks, analysis.
 ``ARGV``: expected version (``-1`` = must not exist), new version, packed room, log entry,
-pub/sub message, room id, deadline ms (``''`` = none), TTL s (``''`` = keep).
+pub/sub message, room id, deadline ms (``''`` = none; ``'keep'``: the room's entry stays as it
+is), TTL s (``''`` = keep).
 
 :data:`KEEP_ANALYSIS` stores a finished game's analysis once, expiring with the room's state
 (the same time left; none if the state has none): the first writer wins and later ones get
@@ -31,7 +32,7 @@ redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
 redis.call('RPUSH', KEYS[2], ARGV[4])
 if ARGV[7] == '' then
   redis.call('ZREM', KEYS[4], ARGV[6])
-else
+elseif ARGV[7] ~= 'keep' then
   redis.call('ZADD', KEYS[4], ARGV[7], ARGV[6])
 end
 if ARGV[8] ~= '' then

@@ -271,7 +271,7 @@ async def test_a_failed_rating_never_fails_the_move_and_is_tried_again(own_redis
         await store.close()
 
 
-async def test_a_rematch_offer_after_the_end_settles_again_and_changes_nothing(parts: Parts) -> None:
+async def test_a_rematch_offer_after_the_end_changes_nothing_settled(parts: Parts) -> None:
     rooms = process(parts.store, parts.ratings)
     anna, ben = people("Anna", "Ben")
     room = await rooms.create(new_game.duel("brettspielnetz", 31), (anna, ben), BLITZ_CLOCK, rated=True)
@@ -280,3 +280,30 @@ async def test_a_rematch_offer_after_the_end_settles_again_and_changes_nothing(p
     assert offered.rematch_offer == 1 and await due(parts.store, room.id) is None
     await assert_rated_once(parts.ratings, over, BLITZ, (DEFAULT, DEFAULT))
     assert [e["v"] for e in await rooms.games.finished(anna.id)] == [over.version]
+
+
+async def test_the_commits_after_the_end_leave_an_unsettled_end_due_and_settle_nothing(own_redis) -> None:
+    """The end's rating failed, so its room stays due for a sweeper; the rematch offered and
+    linked after it neither settle the end again (no rating tried, however its process would
+    fare) nor move or drop its due time: the sweeper settles it as planned. On a Valkey of the
+    test's own: no other process's sweeper may settle the end first."""
+    store = Store(own_redis.url)
+    try:
+        metrics, ratings = Metrics(), Ratings(store.redis)
+        failing = process(store, FailingRatings(store.redis), metrics)
+        anna, ben = people("Anna", "Ben")
+        room = await failing.create(new_game.duel("brettspielnetz", 32), (anna, ben), BLITZ_CLOCK, rated=True)
+        over = await failing.act(room.id, anna, Play(Resign()))
+        settle_at = await due(store, room.id)
+        assert settle_at is not None and sample(metrics, "mineduel_settle_failures_total", what="rating") == 1
+        offered = await failing.act(room.id, ben, OfferRematch())
+        fresh = await failing.rematch(room.id, anna, new_game.rematch_of)
+        assert offered.rematch_offer == 1 and (await failing.load(room.id)).rematch == fresh.id
+        assert await due(store, room.id) == settle_at  # neither moved nor dropped
+        assert sample(metrics, "mineduel_settle_failures_total", what="rating") == 1  # nor settled again
+        await store.postpone_clock(room.id, failing.now_ms())  # (time passes)
+        await sweep_once(process(store, ratings))  # a healthy sweeper
+        await assert_rated_once(ratings, over, BLITZ, (DEFAULT, DEFAULT))
+        assert await due(store, room.id) is None
+    finally:
+        await store.close()
