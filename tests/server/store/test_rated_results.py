@@ -245,28 +245,41 @@ class FailingRatings(Ratings):
         raise ConnectionError("the ratings are away")
 
 
+async def an_end_whose_rating_failed(store: Store, seed: int, **options: int) \
+        -> tuple[Metrics, Ratings, RoomService, list[Player], Room]:
+    """A rated game resigned on a process whose ratings are away: the move stands, the rating
+    failed once; returns that process's metrics, the healthy ratings, the process, the players
+    and the finished room."""
+    metrics, ratings = Metrics(), Ratings(store.redis)
+    failing = process(store, FailingRatings(store.redis), metrics, **options)
+    anna, ben = people("Anna", "Ben")
+    room = await failing.create(new_game.duel("brettspielnetz", seed), (anna, ben), BLITZ_CLOCK, rated=True)
+    over = await failing.act(room.id, anna, Play(Resign()))
+    assert over.status is Status.OVER and (await failing.load(room.id)).version == over.version
+    assert sample(metrics, "mineduel_settle_failures_total", what="rating") == 1
+    assert await unchanged(ratings, anna, ben)
+    return metrics, ratings, failing, [anna, ben], over
+
+
+async def settled_by_a_healthy_sweeper(store: Store, ratings: Ratings, failing: RoomService, over: Room) -> None:
+    await store.postpone_clock(over.id, failing.now_ms())  # (time passes)
+    await sweep_once(process(store, ratings))
+    await assert_rated_once(ratings, over, BLITZ, (DEFAULT, DEFAULT))
+    assert await due(store, over.id) is None
+
+
 async def test_a_failed_rating_never_fails_the_move_and_is_tried_again(own_redis) -> None:
     """On a Valkey of the test's own: no other process's sweeper may settle the end first."""
     store = Store(own_redis.url)
     try:
-        metrics, ratings = Metrics(), Ratings(store.redis)
-        failing = process(store, FailingRatings(store.redis), metrics, settle_grace_ms=0)
-        anna, ben = people("Anna", "Ben")
-        room = await failing.create(new_game.duel("brettspielnetz", 30), (anna, ben), BLITZ_CLOCK, rated=True)
-        over = await failing.act(room.id, anna, Play(Resign()))
-        assert over.status is Status.OVER and (await failing.load(room.id)).version == over.version
-        assert sample(metrics, "mineduel_settle_failures_total", what="rating") == 1
-        assert await unchanged(ratings, anna, ben)
-        assert await due(store, room.id) is not None  # left for a sweeper
+        metrics, ratings, failing, (anna, ben), over = await an_end_whose_rating_failed(store, 30, settle_grace_ms=0)
+        assert await due(store, over.id) is not None  # left for a sweeper
         await sweep_once(failing)  # a sweeper whose rating fails too: tried again later, not at every sweep
-        later = await due(store, room.id)
+        later = await due(store, over.id)
         assert later is not None and later > failing.now_ms() + 5_000
         assert sample(metrics, "mineduel_settle_failures_total", what="rating") == 2
         assert await unchanged(ratings, anna, ben)
-        await store.postpone_clock(room.id, failing.now_ms())  # (time passes)
-        await sweep_once(process(store, ratings))  # a healthy sweeper
-        await assert_rated_once(ratings, over, BLITZ, (DEFAULT, DEFAULT))
-        assert await due(store, room.id) is None
+        await settled_by_a_healthy_sweeper(store, ratings, failing, over)
     finally:
         await store.close()
 
@@ -289,21 +302,14 @@ async def test_the_commits_after_the_end_leave_an_unsettled_end_due_and_settle_n
     test's own: no other process's sweeper may settle the end first."""
     store = Store(own_redis.url)
     try:
-        metrics, ratings = Metrics(), Ratings(store.redis)
-        failing = process(store, FailingRatings(store.redis), metrics)
-        anna, ben = people("Anna", "Ben")
-        room = await failing.create(new_game.duel("brettspielnetz", 32), (anna, ben), BLITZ_CLOCK, rated=True)
-        over = await failing.act(room.id, anna, Play(Resign()))
-        settle_at = await due(store, room.id)
-        assert settle_at is not None and sample(metrics, "mineduel_settle_failures_total", what="rating") == 1
-        offered = await failing.act(room.id, ben, OfferRematch())
-        fresh = await failing.rematch(room.id, anna, new_game.rematch_of)
-        assert offered.rematch_offer == 1 and (await failing.load(room.id)).rematch == fresh.id
-        assert await due(store, room.id) == settle_at  # neither moved nor dropped
+        metrics, ratings, failing, (anna, ben), over = await an_end_whose_rating_failed(store, 32)
+        settle_at = await due(store, over.id)
+        assert settle_at is not None
+        offered = await failing.act(over.id, ben, OfferRematch())
+        fresh = await failing.rematch(over.id, anna, new_game.rematch_of)
+        assert offered.rematch_offer == 1 and (await failing.load(over.id)).rematch == fresh.id
+        assert await due(store, over.id) == settle_at  # neither moved nor dropped
         assert sample(metrics, "mineduel_settle_failures_total", what="rating") == 1  # nor settled again
-        await store.postpone_clock(room.id, failing.now_ms())  # (time passes)
-        await sweep_once(process(store, ratings))  # a healthy sweeper
-        await assert_rated_once(ratings, over, BLITZ, (DEFAULT, DEFAULT))
-        assert await due(store, room.id) is None
+        await settled_by_a_healthy_sweeper(store, ratings, failing, over)
     finally:
         await store.close()
