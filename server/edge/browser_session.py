@@ -16,7 +16,8 @@ from engine.encoding import HIDDEN, OWN_WRONG_MARK
 from ..core.decide import Claim, Play, Refused
 from ..core.room import Player, Room, Status
 from ..store.service import RoomRefused
-from ..web.html_codec import REPLAY_MARK, SNAPSHOT_MARK, HtmlCodec, keeping_step
+from ..web.html_codec import HtmlCodec
+from ..web.html_frames import REPLAY_MARK, SNAPSHOT_MARK, keeping_step
 from ..web.i18n import _
 from ..web.view_model import player_names, seat_name
 from . import wire
@@ -54,7 +55,7 @@ class BrowserConn(Outbox):
         """The ratings beside the names as this page last got them (``server.web.rating_labels``)."""
         self.shows_end = False
         """The page shows the finished game, at a replay step of its own: a snapshot then leaves
-        the step's areas as they are (:func:`~server.web.html_codec.keeping_step`)."""
+        the step's areas as they are (:func:`~server.web.html_frames.keeping_step`)."""
 
     def push(self, frame: str) -> bool:
         """Queue one of this connection's own frames (selection, notices, heartbeats)."""

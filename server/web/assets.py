@@ -15,7 +15,7 @@ from pathlib import Path
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .html_codec import WEB_DIR
+from .template_env import WEB_DIR
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 NODE_ASSETS = {

@@ -21,7 +21,8 @@ from ..outage import redis_down
 from ..store.analyses import NotAnalysed, StoredAnalysis
 from ..store.service import RoomRefused
 from . import socket_ticket, sound
-from .html_codec import HtmlCodec, oob
+from .html_codec import HtmlCodec
+from .html_frames import oob
 from .i18n import _, ngettext
 from .lobby import list_room
 from .presence_view import away_text

@@ -8,7 +8,8 @@ import re
 import pytest
 
 from engine import SPECTATOR, Explore, Mark, Resign
-from server.web.html_codec import SNAPSHOT_MARK, HtmlCodec
+from server.web.html_codec import HtmlCodec
+from server.web.html_frames import SNAPSHOT_MARK
 from server.web.sound import SoundHtml, turn_began
 from server.web.status_view import tab_title
 from tests.security.leaks import TOAST_RE

@@ -14,7 +14,8 @@ from engine.rules import Action, Verdict
 from server.core.decide import Commit, LinkRematch, OfferRematch, decide
 from server.core.room import Player, Room
 from server.store.messages import Attendance
-from server.web.html_codec import SNAPSHOT_MARK, HtmlCodec
+from server.web.html_codec import HtmlCodec
+from server.web.html_frames import SNAPSHOT_MARK
 from server.web.presence_view import claim_look
 from server.web.status_view import clock_text
 from server.web.view_model import cell_look, move_text, points_text, score_text

@@ -8,7 +8,8 @@ import asyncio
 
 from engine import SPECTATOR, Resign
 from server.edge.browser_session import BrowserConn
-from server.web.html_codec import REPLAY_MARK, HtmlCodec, keeping_step
+from server.web.html_codec import HtmlCodec
+from server.web.html_frames import REPLAY_MARK, keeping_step
 
 from .test_render import after, new_room
 
