@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from jinja2 import Environment
 from markupsafe import Markup
 
 from engine import Event
@@ -32,6 +31,7 @@ from .solo_view import (
     solo_status,
     timer_text,
 )
+from .template_env import RoomMacros
 
 SNAPSHOT_MARK = "<!--snapshot-->"
 
@@ -68,24 +68,16 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-class SoloHtml:
-    def __init__(self, env: Environment) -> None:
-        self.env = env
-        self._solo: Any = None
-        self._room: Any = None
-
+class SoloHtml(RoomMacros):
     @property
     def m(self) -> Any:
-        if self._solo is None:
-            self._solo = self.env.get_template("_solo.html").module
-        return self._solo
+        """The macros of ``_solo.html``."""
+        return self.macros("_solo.html")
 
     @property
     def shared(self) -> Any:
         """The macros both pages share (notice, heartbeat, version, spectators)."""
-        if self._room is None:
-            self._room = self.env.get_template("_room.html").module
-        return self._room
+        return self.macros("_room.html")
 
     def areas(self, room: Room, viewer: int, at_ms: int | None = None) -> dict[str, Markup]:
         view: Any = room.view(viewer)

@@ -37,17 +37,21 @@ def make_env(templates: Path = TEMPLATES_DIR) -> Environment:
 
 
 class RoomMacros:
-    """Whatever renders room-page elements: the environment, and the macros of ``_room.html``
-    (loaded on first use, then kept)."""
+    """Whatever renders room-page elements: the environment, and the macros of its templates
+    (each loaded on first use, then kept)."""
 
     def __init__(self, env: Environment | None = None) -> None:
         self.env = env or make_env()
-        self._macros: Any = None
+        self._macros: dict[str, Any] = {}
+
+    def macros(self, template: str) -> Any:
+        """The macros of ``template`` (loaded once)."""
+        module = self._macros.get(template)
+        if module is None:
+            module = self._macros[template] = self.env.get_template(template).module
+        return module
 
     @property
     def m(self) -> Any:
-        """The macros of ``_room.html`` (loaded once)."""
-        if self._macros is None:
-            self._macros = self.env.get_template("_room.html").module
-        return self._macros
-
+        """The macros of ``_room.html``."""
+        return self.macros("_room.html")
