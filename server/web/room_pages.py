@@ -127,8 +127,8 @@ async def room_page(request: Request) -> Response:
         room_id=room.id,
         viewer=viewer,
         seated=viewer != SPECTATOR,
-        ws_url=socket_ticket.socket_url(room.id, socket_ticket.new_ticket(request.app.state.rooms.now_ms()),
-                                        shows_end=room.status is Status.OVER),  # snapshots keep the replay step
+        ws_url=socket_ticket.render_socket_url(room.id, request.app.state.rooms.now_ms(),
+                                               shows_end=room.status is Status.OVER),  # snapshots keep the replay step
         areas=areas,
         spectators=codec.m.spectators(attendance.spectators),
         goto_field=codec.m.goto_field(),

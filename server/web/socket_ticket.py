@@ -62,3 +62,9 @@ def is_fresh(ticket: str, now_ms: int) -> bool:
 def socket_url(room_id: str, ticket: str, shows_end: bool = False) -> str:
     """The room page's ``ws-connect`` URL (``end=1``: the page was served finished)."""
     return f"/g/{quote(room_id, safe='')}/ws?t={ticket}" + ("&end=1" if shows_end else "")
+
+
+def render_socket_url(room_id: str, now_ms: int, shows_end: bool = False) -> str:
+    """The ``ws-connect`` URL of a room page rendered at ``now_ms``, with a fresh ticket (the
+    duel's page and the classic game's alike)."""
+    return socket_url(room_id, new_ticket(now_ms), shows_end)

@@ -120,7 +120,7 @@ def solo_room_page(request: Request, web: Web, room: Room, me: Player | None, vi
     name = room.players[0].name if room.players[0] else "?"
     return web.render(
         "solo.html", me=me, title=f"{name} · {title_of(room)}", room_id=room.id, viewer=viewer,
-        ws_url=socket_ticket.socket_url(room.id, socket_ticket.new_ticket(request.app.state.rooms.now_ms())),
+        ws_url=socket_ticket.render_socket_url(room.id, request.app.state.rooms.now_ms()),
         seated=viewer == 0, areas={**html.solo.areas(room, viewer), "reconnect": reconnect_area(html.m, request)},
         spectators=html.m.spectators(watchers),
         restart=html.solo.restart_form(room), board_title=title_of(room),
