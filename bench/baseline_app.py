@@ -15,12 +15,25 @@ and only the application swapped, and with ``REDIS_URL`` set (never connected to
 embedded Valkey is started. Whatever ``server/__main__.py`` changes in how uvicorn runs, the
 baseline follows. Its rooms live in one process's memory, so it is meant for one process
 (``bench/load.py`` runs it so even when our server gets ``WORKERS=2``).
+
+``BASELINE_STORE=1`` (``load.py play --with-store``) adds what a durable move costs in Redis
+and nothing else of ours: the embedded Valkey is started as ``python -m server`` starts it
+(``appendfsync always``), and each message is first committed with our own ``COMMIT`` script
+through our own lean clients (the same compare-and-set, a stored state of a room's size, the
+message appended to the room's log, a clock deadline, the message published on the room's
+channel), then sent to the room's other sockets when this process's pub/sub subscription
+delivers it, as our fan-out does (docs/ARCHITECTURE.md, "A move, end to end", steps 5 and 6).
+No game, no views, no checks: the distance from this app to ours is our own code's.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import sys
+import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -31,13 +44,108 @@ HELLO = b"\x82\xa1t\xa8snapshot\xa1v\x00"  # msgpack {"t": "snapshot", "v": 0}
 
 ROOMS: dict[str, set[WebSocket]] = {}
 
+STORED_STATE = bytes(range(256)) * 18
+"""What the store mode writes as a room's state each message: 4.5 KB, the size of our packed
+room in a game of 20-60 moves (docs/PERFORMANCE.md: 3.9-5 KB)."""
+
+
+async def fan_out(room_id: str, sender: WebSocket | None, data: bytes) -> None:
+    """The store mode's fan-out: the same bytes to every socket of the room but the sender, one
+    after the other (the plain mode does the same inline in its handler, as it always has, so
+    that its figure stays comparable with earlier sessions' to the function call)."""
+    for other in tuple(ROOMS.get(room_id, ())):
+        if other is not sender:
+            try:
+                await other.send_bytes(data)
+            except (WebSocketDisconnect, RuntimeError, OSError):
+                pass  # that socket is closing; its own handler removes it
+
+
+class Store:
+    """``BASELINE_STORE=1``: each message committed and published through the embedded Valkey
+    (our ``COMMIT`` script, our lean clients), fanned out when its publication comes back."""
+
+    def __init__(self, url: str) -> None:
+        from server.store.link import open_link
+        from server.store.pubsub import open_pubsub
+
+        self.link = open_link(url)
+        self.pubsub = open_pubsub(url)
+        self.versions: dict[str, int] = {}
+        self.senders: dict[int, WebSocket] = {}
+        self.reader: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        await self.pubsub.connect()
+        self.reader = asyncio.create_task(self._read())
+
+    async def stop(self) -> None:
+        if self.reader is not None:
+            self.reader.cancel()
+        await self.pubsub.close()
+        await self.link.aclose()
+
+    async def joined(self, room_id: str, websocket: WebSocket) -> None:
+        self.senders[id(websocket)] = websocket
+        if len(ROOMS[room_id]) == 1:
+            await self.pubsub.subscribe(channel(room_id))
+
+    def left(self, room_id: str, websocket: WebSocket) -> None:
+        self.senders.pop(id(websocket), None)
+
+    async def commit(self, room_id: str, websocket: WebSocket, data: bytes) -> None:
+        """Our commit's Redis work for one message: the compare-and-set on the room's version (taken
+        here before the await, so commands of one room reach Valkey in order), state, log, clock,
+        publish (the message tagged with its sender, whom the fan-out skips)."""
+        from server.store.scripts import COMMIT
+
+        version = self.versions.get(room_id, 0)
+        self.versions[room_id] = version + 1
+        tagged = id(websocket).to_bytes(8, "little") + data
+        keys = [f"b:{{{room_id}}}:state", f"b:{{{room_id}}}:log", channel(room_id), "b:clocks",
+                f"b:{{{room_id}}}:analysis"]
+        args: list[bytes | str | int] = [str(version) if version else "-1", str(version + 1), STORED_STATE, data,
+                                         tagged, room_id, int(time.time() * 1000) + 60_000, ""]
+        await self.link.evalsha(COMMIT, keys, args)
+
+    async def _read(self) -> None:
+        while True:
+            kind, chan, payload = await self.pubsub.read()
+            if kind != "message" or not isinstance(payload, bytes):
+                continue
+            sender = self.senders.get(int.from_bytes(payload[:8], "little"))
+            await fan_out(chan.removeprefix("b:{").removesuffix("}:events"), sender, payload[8:])
+
+
+def channel(room_id: str) -> str:
+    return f"b:{{{room_id}}}:events"
+
+
+STORE: Store | None = None
+
+
+@contextlib.asynccontextmanager
+async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+    global STORE
+    if os.environ.get("BASELINE_STORE") == "1":
+        STORE = Store(os.environ["REDIS_URL"])
+        await STORE.start()
+    try:
+        yield
+    finally:
+        if STORE is not None:
+            await STORE.stop()
+
 
 async def room_ws(websocket: WebSocket) -> None:
     room_id = websocket.path_params["id"]
     await websocket.accept()
     room = ROOMS.setdefault(room_id, set())
     room.add(websocket)
+    store = STORE
     try:
+        if store is not None:
+            await store.joined(room_id, websocket)
         await websocket.send_bytes(HELLO)
         while True:
             message = await websocket.receive()
@@ -46,6 +154,9 @@ async def room_ws(websocket: WebSocket) -> None:
             data = message.get("bytes")
             if data is None:
                 data = message.get("text", "").encode()
+            if store is not None:
+                await store.commit(room_id, websocket, data)
+                continue
             for other in tuple(room):
                 if other is not websocket:
                     try:
@@ -56,11 +167,13 @@ async def room_ws(websocket: WebSocket) -> None:
         pass
     finally:
         room.discard(websocket)
+        if store is not None:
+            store.left(room_id, websocket)
         if not room:
             ROOMS.pop(room_id, None)
 
 
-app = Starlette(routes=[WebSocketRoute("/rooms/{id}/ws", room_ws)])
+app = Starlette(routes=[WebSocketRoute("/rooms/{id}/ws", room_ws)], lifespan=lifespan)
 
 
 def main() -> int:
@@ -77,7 +190,8 @@ def main() -> int:
         print("baseline: uvicorn settings " + ", ".join(f"{k}={v!r}" for k, v in sorted(kwargs.items())), flush=True)
         real_run("bench.baseline_app:app", **kwargs)  # type: ignore[arg-type]
 
-    os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:1/0")  # not used: only keeps the embedded Valkey off
+    if os.environ.get("BASELINE_STORE") != "1":
+        os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:1/0")  # not used: only keeps the embedded Valkey off
     server_main.uvicorn.run = run_baseline  # type: ignore[assignment]
     return server_main.main()
 

@@ -122,6 +122,8 @@ from bench.serve import BenchServer, children, gauge_s, longest_bucket, loop_lag
 ROOT = Path(__file__).resolve().parent.parent
 TMPFS = "/dev/shm"
 DISK = " disk"  # the label's suffix of a target whose data is on the disk
+STORED = "baseline+store"  # the label of the baseline in its store mode (``--with-store``)
+SERVED_BY = {"baseline": "bench/baseline_app.py", "stored": "bench/baseline_app.py (BASELINE_STORE=1)"}
 LAG_WARN_MS = 2.0  # a client timer lag p99 above this is flagged: the client could not keep its timetable
 
 
@@ -218,7 +220,7 @@ def ratio(a: float | None, b: float | None) -> str:
 @dataclass
 class Target:
     label: str
-    kind: str  # "ours" | "baseline"
+    kind: str  # "ours" | "baseline" | "stored" (the baseline in its store mode, ``--with-store``)
     root: Path | None = None  # source tree of ``python -m server``
     data_parent: str | None = TMPFS  # None: the system's temporary directory (the disk here)
     url: str = ""  # a server already running (``--url``)
@@ -433,7 +435,7 @@ def window_shares(path: Path | None) -> dict[str, float] | None:
 def run_target(target: Target, rooms: int, args: argparse.Namespace) -> dict:
     """One run of ``target`` (a fresh server unless it is ``--url``'s) with ``rooms`` rooms."""
     env = dict(item.split("=", 1) for item in args.env)
-    if target.kind == "baseline" and env.pop("WORKERS", "1") != "1":
+    if target.kind != "ours" and env.pop("WORKERS", "1") != "1":
         # its rooms live in one process's memory: sockets of a room on two processes would not hear
         # each other. One process, then; the ratio is against that.
         print("(the baseline runs one process: WORKERS applies to ours only)", flush=True)
@@ -444,13 +446,15 @@ def run_target(target: Target, rooms: int, args: argparse.Namespace) -> dict:
     shares = args.cpu_shares and target.kind == "ours"
     if shares and env.get("WORKERS", "1") != "1":
         raise SystemExit("--cpu-shares measures one app process: not with WORKERS > 1")
-    with BenchServer(env, root=target.root, data_parent=target.data_parent, baseline=target.kind == "baseline",
-                     cpu_shares=shares) as server:
+    with BenchServer(env, root=target.root, data_parent=target.data_parent, baseline=target.kind != "ours",
+                     store=target.kind == "stored", cpu_shares=shares) as server:
         figs = drive(target.kind, server.url, server.pid_list, server.valkey_pid, rooms, args,
                      server.cpu_shares_path)
-        figs["served_by"] = (f"{'bench/baseline_app.py' if target.kind == 'baseline' else 'python -m server'} "
+        figs["served_by"] = (f"{'python -m server' if target.kind == 'ours' else SERVED_BY[target.kind]} "
                              f"in {server.root if target.kind == 'ours' else 'this tree'}, pid(s) {server.pid_list}, "
                              f"data in {server.data_dir}")
+        if target.kind == "stored":
+            figs["valkey_report"] = server.valkey_report()
         if target.kind == "ours":
             try:
                 figs["valkey_report"] = server.valkey_report()
@@ -502,10 +506,11 @@ def print_run(f: dict, args: argparse.Namespace) -> None:
     if "served_by" in f:
         print(f"  server: {f['served_by']}")
     rss = f"  app RSS {f['rss0']:.0f} -> {f['rss1']:.0f} MB" if f["rss0"] and f["rss1"] else ""
+    memory = [part for part in (rss.strip(), f"GC passes {f['gc']}" if "gc" in f else "") if part]
+    if memory:
+        print("  " + "; ".join(memory))
     if "valkey_report" in f:
-        print(f"{rss}; GC passes {f.get('gc', '?')}\n  {f['valkey_report']}")
-    elif rss:
-        print(rss)
+        print(f"  {f['valkey_report']}")
     for key in ("loop_lag", "client_loop_lag"):
         if f.get(key):
             print(f"  {f[key]}")
@@ -545,6 +550,8 @@ def print_round(figs: list[dict], baseline: dict | None) -> None:
     by_label = {f["label"]: f for f in figs}
     first = figs[0]
     for f in figs[1:]:
+        if f["kind"] == "stored":
+            line(first, f, f"{first['label']} / {f['label']} (our own code's share)")
         if f["kind"] != "ours":
             continue
         if f["label"].endswith(DISK):
@@ -578,6 +585,8 @@ def build_targets(args: argparse.Namespace, with_baseline: bool) -> tuple[list[T
                 targets.append(Target(f"{args.compare}@{sha}{DISK}", "ours", where, None))
     if with_baseline:
         targets.append(Target("baseline", "baseline"))
+    if args.with_store:
+        targets.append(Target(STORED, "stored"))
     return targets, temp
 
 
@@ -603,6 +612,7 @@ def mode_play(args: argparse.Namespace) -> None:
     if args.repeat > 1:
         print(f"\n=== medians over {args.repeat} rounds (ratios: the median of each round's ratio)")
         base_i = next((i for i, t in enumerate(targets) if t.kind == "baseline"), None)
+        store_i = next((i for i, t in enumerate(targets) if t.kind == "stored"), None)
         for i, t in enumerate(targets):
             p99 = statistics.median(rd[i]["p99"] for rd in rounds)
             cpu = [rd[i]["app_ms"] for rd in rounds if rd[i]["app_ms"] is not None]
@@ -614,6 +624,11 @@ def mode_play(args: argparse.Namespace) -> None:
                 line += f"  p99/baseline {statistics.median(rp):.2f}x ({', '.join(f'{x:.2f}' for x in rp)})"
                 if rc:
                     line += f"  CPU/baseline {statistics.median(rc):.2f}x ({', '.join(f'{x:.2f}' for x in rc)})"
+            if store_i is not None and t.kind == "ours":
+                rs = [rd[i]["app_ms"] / rd[store_i]["app_ms"] for rd in rounds
+                      if rd[i]["app_ms"] and rd[store_i]["app_ms"]]
+                if rs:
+                    line += f"  CPU/{STORED} {statistics.median(rs):.2f}x ({', '.join(f'{x:.2f}' for x in rs)})"
             print(line)
 
 
@@ -800,6 +815,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1, help="play: rounds (each runs every target once); "
                     "ceiling: runs per step and target (the step is decided by their medians)")
     ap.add_argument("--no-baseline", action="store_true", help="play: skip the baseline (no ratio)")
+    ap.add_argument("--with-store", action="store_true",
+                    help="also the baseline in its store mode (each message committed and published through an "
+                         "embedded Valkey with our COMMIT script before its fan-out): what a durable move costs "
+                         "before any of our own code; prints ours / baseline+store")
     ap.add_argument("--step", type=int, default=100, help="ceiling: rooms added per step")
     ap.add_argument("--steps", type=int, default=6, help="ceiling: at most this many steps")
     ap.add_argument("--p99-ms", type=float, default=25.0, help="ceiling: the p99 a step must stay under")

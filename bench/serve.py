@@ -87,7 +87,7 @@ class BenchServer:
     def __init__(self, env: dict[str, str] | None = None, *, keep_data: bool = False,
                  prefix: str = "mineduel-bench-", start_timeout_s: float = 60.0,
                  root: Path | None = None, data_parent: str | None = None, baseline: bool = False,
-                 cpu_shares: bool = False) -> None:
+                 store: bool = False, cpu_shares: bool = False) -> None:
         self.env = {**BENCH_ENV, **(env or {})}
         self.keep_data = keep_data
         self.prefix = prefix
@@ -100,6 +100,9 @@ class BenchServer:
         ``/dev/shm`` puts Valkey's AOF and its fsyncs on tmpfs)."""
         self.baseline = baseline
         """Run ``bench/baseline_app.py`` (of this tree) instead: the fan-out app, no Valkey."""
+        self.store = store
+        """With ``baseline``: its store mode (``BASELINE_STORE=1``), on an embedded Valkey started
+        as ours is: each message committed and published before its fan-out."""
         self.cpu_shares = cpu_shares
         """Run the server through ``bench/cpu_share.py`` (a CPU clock around a few functions);
         ``cpu_shares_path`` is then where it writes on SIGUSR1."""
@@ -121,6 +124,8 @@ class BenchServer:
         if self.baseline:
             command = [sys.executable, str(ROOT / "bench" / "baseline_app.py")]
             env["PYTHONPATH"] = str(ROOT)
+            if self.store:
+                env["BASELINE_STORE"] = "1"
             cwd = ROOT
         else:
             command = [sys.executable, "-m", "server"]
@@ -148,7 +153,7 @@ class BenchServer:
                 raise RuntimeError(f"the bench server did not start:\n{self.log_path.read_text()[-2000:]}")
             time.sleep(0.05)
         self.url = f"http://127.0.0.1:{port}"
-        if self.baseline:
+        if self.baseline and not self.store:
             self._wait_listening(port, deadline)
             self.app_pids = children(self.process.pid) if int(self.env.get("WORKERS", "1")) > 1 else []
             self.app_pids = [p for p in self.app_pids if "spawn_main" in _command(p)] or [self.process.pid]
@@ -157,17 +162,10 @@ class BenchServer:
         if found is None:
             raise RuntimeError("the bench server did not start its embedded Valkey")
         self.valkey_url = found.group(1)
-        while time.monotonic() < deadline:  # listening, and its lifespan (Redis, hub) is up
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
-                    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n")
-                    if s.recv(64).startswith(b"HTTP/1.1 200"):
-                        break
-            except OSError:
-                pass
-            time.sleep(0.1)
+        if self.baseline:
+            self._wait_listening(port, deadline)
         else:
-            raise RuntimeError("the bench server did not answer /healthz in time")
+            self._wait_healthy(port, deadline)
         kids = children(self.process.pid)
         valkey = [p for p in kids if "valkey-server" in _command(p) or "redis-server" in _command(p)]
         workers = [p for p in kids if p not in valkey and "spawn_main" in _command(p)]
@@ -179,18 +177,27 @@ class BenchServer:
         finally:
             client.close()
 
-    def _wait_listening(self, port: int, deadline: float) -> None:
-        """Until the port answers HTTP (any status: the baseline has no ``/healthz``)."""
+    def _wait_answer(self, port: int, deadline: float, path: str, status: bytes) -> None:
+        """Until ``GET path`` is answered with a status line starting ``status``."""
+        request = f"GET {path} HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n".encode()
         while time.monotonic() < deadline:
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
-                    s.sendall(b"GET / HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n")
-                    if s.recv(64).startswith(b"HTTP/1.1 "):
+                    s.sendall(request)
+                    if s.recv(64).startswith(status):
                         return
             except OSError:
                 pass
             time.sleep(0.1)
-        raise RuntimeError("the bench server did not answer HTTP in time")
+        raise RuntimeError(f"the bench server did not answer GET {path} in time")
+
+    def _wait_listening(self, port: int, deadline: float) -> None:
+        """Until the port answers HTTP (any status: the baseline has no ``/healthz``)."""
+        self._wait_answer(port, deadline, "/", b"HTTP/1.1 ")
+
+    def _wait_healthy(self, port: int, deadline: float) -> None:
+        """Until ours answers ``/healthz`` with 200: listening, and its lifespan (Redis, hub) is up."""
+        self._wait_answer(port, deadline, "/healthz", b"HTTP/1.1 200")
 
     def _redis(self) -> redis.Redis:
         return redis.Redis.from_url(self.valkey_url, socket_timeout=5)
