@@ -13,6 +13,10 @@ load average before and after; servers listen on loopback only, every loop is bo
     #   ... --cpu-shares        also the auto-reveal's (and a few other pieces') share of ours'
     #                           CPU by the thread's CPU clock (bench/cpu_share.py: exact, where
     #                           py-spy also counts the time a preempted process waits for a CPU)
+    #   ... --with-store        also the baseline in its store mode (baseline+store): each message
+    #                           committed through an embedded Valkey with our COMMIT script and
+    #                           fanned out from its publication; ours / baseline+store is then our
+    #                           own code's share, the store's round trip taken out
     # the highest rate (moves/s) with p99 <= 25 ms: rooms stepped up at 1 move/s each
     python bench/load.py ceiling --rooms 600 --step 100 --steps 8 --compare main
     #   ... --repeat 3          three runs per step and target; the medians decide the step
@@ -34,6 +38,11 @@ Method (``play`` and ``ceiling``)
   socket sends, the same bytes, to the room's other sockets; no Redis, no game, no disk. It is
   run by uvicorn with exactly the arguments ``python -m server`` passes (same websocket
   implementation, ping interval, max size, loop, HTTP parser).
+- ``baseline+store`` (``--with-store``): the same app with ``BASELINE_STORE=1``: an embedded
+  Valkey started as ours is (tmpfs, ``appendfsync always``), each message committed with our
+  ``COMMIT`` script through our lean clients (a 4.5 KB state, the message appended to the log,
+  a clock deadline, published on the room's channel) and sent to the other sockets when this
+  process's subscription delivers it. What a durable move costs before any of our code.
 
 Per round every target runs once, in alternating order (ABC, CBA, ...), each on the same rooms
 × (2 players + K spectators), the same rate, the same client processes.
