@@ -68,9 +68,12 @@ class Store:
     def __init__(self, url: str) -> None:
         from server.store.link import open_link
         from server.store.pubsub import open_pubsub
+        from server.store.scripts import COMMIT
 
+        self.script = COMMIT
         self.link = open_link(url)
         self.pubsub = open_pubsub(url)
+        self.keys: dict[str, list[str]] = {}  # a room's: state, log, channel, clocks, analysis
         self.versions: dict[str, int] = {}
         self.senders: dict[int, WebSocket] = {}
         self.reader: asyncio.Task[None] | None = None
@@ -87,8 +90,10 @@ class Store:
 
     async def joined(self, room_id: str, websocket: WebSocket) -> None:
         self.senders[id(websocket)] = websocket
-        if len(ROOMS[room_id]) == 1:
-            await self.pubsub.subscribe(channel(room_id))
+        if room_id not in self.keys:
+            tag = f"b:{{{room_id}}}"
+            self.keys[room_id] = [f"{tag}:state", f"{tag}:log", f"{tag}:events", "b:clocks", f"{tag}:analysis"]
+            await self.pubsub.subscribe(f"{tag}:events")
 
     def left(self, room_id: str, websocket: WebSocket) -> None:
         self.senders.pop(id(websocket), None)
@@ -97,16 +102,12 @@ class Store:
         """Our commit's Redis work for one message: the compare-and-set on the room's version (taken
         here before the await, so commands of one room reach Valkey in order), state, log, clock,
         publish (the message tagged with its sender, whom the fan-out skips)."""
-        from server.store.scripts import COMMIT
-
         version = self.versions.get(room_id, 0)
         self.versions[room_id] = version + 1
         tagged = id(websocket).to_bytes(8, "little") + data
-        keys = [f"b:{{{room_id}}}:state", f"b:{{{room_id}}}:log", channel(room_id), "b:clocks",
-                f"b:{{{room_id}}}:analysis"]
         args: list[bytes | str | int] = [str(version) if version else "-1", str(version + 1), STORED_STATE, data,
                                          tagged, room_id, int(time.time() * 1000) + 60_000, ""]
-        await self.link.evalsha(COMMIT, keys, args)
+        await self.link.evalsha(self.script, self.keys[room_id], args)
 
     async def _read(self) -> None:
         while True:
@@ -115,10 +116,6 @@ class Store:
                 continue
             sender = self.senders.get(int.from_bytes(payload[:8], "little"))
             await fan_out(chan.removeprefix("b:{").removesuffix("}:events"), sender, payload[8:])
-
-
-def channel(room_id: str) -> str:
-    return f"b:{{{room_id}}}:events"
 
 
 STORE: Store | None = None
