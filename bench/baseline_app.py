@@ -49,11 +49,10 @@ STORED_STATE = bytes(range(256)) * 18
 room in a game of 20-60 moves (docs/PERFORMANCE.md: 3.9-5 KB)."""
 
 
-async def fan_out(room_id: str, sender: WebSocket | None, data: bytes) -> None:
-    """The store mode's fan-out: the same bytes to every socket of the room but the sender, one
-    after the other (the plain mode does the same inline in its handler, as it always has, so
-    that its figure stays comparable with earlier sessions' to the function call)."""
-    for other in tuple(ROOMS.get(room_id, ())):
+async def fan_out(room: set[WebSocket], sender: WebSocket | None, data: bytes) -> None:
+    """The same bytes to every socket of ``room`` but the sender, one after the other (the plain
+    mode's handler calls it for each message, the store mode's reader for each publication)."""
+    for other in tuple(room):
         if other is not sender:
             try:
                 await other.send_bytes(data)
@@ -115,7 +114,9 @@ class Store:
             if kind != "message" or not isinstance(payload, bytes):
                 continue
             sender = self.senders.get(int.from_bytes(payload[:8], "little"))
-            await fan_out(chan.removeprefix("b:{").removesuffix("}:events"), sender, payload[8:])
+            room = ROOMS.get(chan.removeprefix("b:{").removesuffix("}:events"))
+            if room is not None:
+                await fan_out(room, sender, payload[8:])
 
 
 STORE: Store | None = None
@@ -151,15 +152,10 @@ async def room_ws(websocket: WebSocket) -> None:
             data = message.get("bytes")
             if data is None:
                 data = message.get("text", "").encode()
-            if store is not None:
+            if store is None:
+                await fan_out(room, websocket, data)
+            else:
                 await store.commit(room_id, websocket, data)
-                continue
-            for other in tuple(room):
-                if other is not websocket:
-                    try:
-                        await other.send_bytes(data)
-                    except (WebSocketDisconnect, RuntimeError, OSError):
-                        pass  # that socket is closing; its own handler removes it
     except WebSocketDisconnect:
         pass
     finally:

@@ -132,7 +132,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TMPFS = "/dev/shm"
 DISK = " disk"  # the label's suffix of a target whose data is on the disk
 STORED = "baseline+store"  # the label of the baseline in its store mode (``--with-store``)
-SERVED_BY = {"baseline": "bench/baseline_app.py", "stored": "bench/baseline_app.py (BASELINE_STORE=1)"}
+SERVED_BY = {"ours": "python -m server", "baseline": "bench/baseline_app.py",
+             "stored": "bench/baseline_app.py (BASELINE_STORE=1)"}
 LAG_WARN_MS = 2.0  # a client timer lag p99 above this is flagged: the client could not keep its timetable
 
 
@@ -459,17 +460,16 @@ def run_target(target: Target, rooms: int, args: argparse.Namespace) -> dict:
                      store=target.kind == "stored", cpu_shares=shares) as server:
         figs = drive(target.kind, server.url, server.pid_list, server.valkey_pid, rooms, args,
                      server.cpu_shares_path)
-        figs["served_by"] = (f"{'python -m server' if target.kind == 'ours' else SERVED_BY[target.kind]} "
+        figs["served_by"] = (f"{SERVED_BY[target.kind]} "
                              f"in {server.root if target.kind == 'ours' else 'this tree'}, pid(s) {server.pid_list}, "
                              f"data in {server.data_dir}")
-        if target.kind == "stored":
-            figs["valkey_report"] = server.valkey_report()
-        if target.kind == "ours":
+        if target.kind != "baseline":  # ours, and the baseline's store mode: each with its Valkey
             try:
                 figs["valkey_report"] = server.valkey_report()
-                passes = server.gc_passes()
-                figs["gc"] = ", ".join(f"gen{gen} {n} ({total:.2f} s, longest <= {longest:g} s)"
-                                       for gen, (n, total, longest) in passes.items()) or "none"
+                if target.kind == "ours":
+                    passes = server.gc_passes()
+                    figs["gc"] = ", ".join(f"gen{gen} {n} ({total:.2f} s, longest <= {longest:g} s)"
+                                           for gen, (n, total, longest) in passes.items()) or "none"
             except Exception as exc:  # an older commit's server may lack a metric
                 figs["valkey_report"] = f"(valkey/metrics report unavailable: {exc})"
     figs["label"] = target.label
