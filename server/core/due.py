@@ -12,7 +12,7 @@ compare-and-set makes it happen once):
 - a **flag** that falls: the game clock's deadline; the seat to move loses on time.
 - a **computer's answer** (:mod:`server.core.computer`): a short pause after the last change.
 
-:func:`next_due` is the earliest of them (the room's place in the ``clocks`` sorted set);
+:func:`next_due` is the earliest of them (the room's place in its due index, a sorted set);
 :func:`server.core.decide.decide` of a ``Tick`` does whatever is due.
 """
 

@@ -11,9 +11,12 @@ key                        type    content
 ``game:{id}:watchers``     hash    spectators per server process (fields expire if it dies)
 ``game:{id}:analysis``     string  a finished duel's analysis (msgpack, :mod:`server.store.analyses`);
                                    expires with the room's state
-``clocks``                 zset    room id → when something falls due (ms): a flag, a first move, a
+``clocks:{<tag>}``         zset    room id → when something falls due (ms): a flag, a first move, a
                                    computer's answer; for a finished room, when a sweeper settles
-                                   its end (ratings, lists) unless its committing process has
+                                   its end unless its committing process has. One per shard slot
+                                   (:mod:`server.store.slots`), the slot of the rooms it indexes
+``clocks``                 zset    the same for rooms whose ids were made before ids fell on shard
+                                   slots (2026-11-28); read by the sweepers as long as it exists
 ``web:lobby``              zset    room id → creation time (ms) of the games listed on the home page
 ``web:online``             hash    process id → players connected to that process (the lobby's count)
 ``web:online:seen``        zset    process id → when it last wrote its count (ms; older ones are dead)
@@ -47,8 +50,12 @@ key                        type    content
 ``pairing:{pairing}:events`` chan  pairs whose room is open (the pair's JSON); ``{"ended"}``
 =========================  ======  ==========================================================
 
-(``clocks`` and ``web:lobby`` are global keys: on a Redis Cluster each would have to become one
-ZSET per slot, or live outside the commit script as ``web:lobby`` already does.)
+The due index is one ZSET per shard slot so that a commit, which keeps the room's place in it,
+touches one slot: new room ids are made to fall on one of the 16 shard slots
+(:func:`server.store.slots.new_room_id`) and :func:`clock_key` names the ZSET of the room's slot.
+Rooms made before keep the global ``clocks`` (their commits are the one cross-slot script call;
+a cluster starts without such rooms). ``web:lobby`` is global too, but written outside any
+script (one command: a cluster-aware client routes it).
 
 Families beyond rooms carry one hash tag each, because one script must touch keys of any two
 members: ``{solo}`` (classic results), ``{players}`` (a name claim frees one name and takes
@@ -68,11 +75,23 @@ from typing import Any
 
 import msgpack
 
+from .slots import SHARD_TAGS, slot_of
+
 CLOCKS = "clocks"
+"""The due index of rooms made before ids fell on shard slots (see the module's doc)."""
+CLOCK_KEYS = (*(f"clocks:{{{tag}}}" for tag in SHARD_TAGS.values()), CLOCKS)
+"""Every due index a sweeper reads: one per shard slot, then the old global one."""
 LOBBY = "web:lobby"
 ONLINE = "web:online"
 ONLINE_SEEN = "web:online:seen"
 SECRET = "mineduel:secret"
+
+
+def clock_key(room_id: str) -> str:
+    """The due index that holds ``room_id``'s place: its shard slot's, in the slot of the room's
+    own keys (the old global one for an id off the shard slots, made before they were)."""
+    tag = SHARD_TAGS.get(slot_of(room_id))
+    return CLOCKS if tag is None else f"clocks:{{{tag}}}"
 
 
 def ticket_key(ticket: str) -> str:

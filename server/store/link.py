@@ -1,7 +1,7 @@
 """The seam between the store and a Redis client, for the commands on the move path.
 
-The commit (``EVALSHA``), the room load (``HMGET``) and the sweeper's due list (``ZRANGEBYSCORE``,
-every 0.1 s) go through a :class:`CommandLink`:
+The commit (``EVALSHA``), the room load (``HMGET``) and the sweeper's due list (one
+``ZRANGEBYSCORE`` per due index, written together every 0.1 s) go through a :class:`CommandLink`:
 
 - :class:`~server.store.resp.RespClient`, the lean pipelined client (a speed bypass: redis-py
   spends as much Python per command as the engine spends on a move), when the URL is one it
@@ -15,6 +15,7 @@ Both raise redis-py's exception classes, so the rest of the server treats failur
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import redis.asyncio as aioredis
@@ -26,6 +27,11 @@ from .resp import Address, RespClient
 
 class CommandLink(Protocol):
     async def execute(self, *args: bytes | str | int) -> Any: ...
+
+    async def execute_many(self, commands: Sequence[tuple[bytes | str | int, ...]]) -> list[Any]:
+        """The commands written together (one round trip, no transaction): their replies in
+        order, or the first failure raised."""
+        ...
 
     async def evalsha(self, script: str, keys: list[str], args: list[bytes | str | int]) -> Any:
         """``EVALSHA`` of ``script``, loading it first if the server does not know it."""
@@ -55,6 +61,12 @@ class RedisPyLink:
 
     async def execute(self, *args: bytes | str | int) -> Any:
         return await self.redis.execute_command(*args)
+
+    async def execute_many(self, commands: Sequence[tuple[bytes | str | int, ...]]) -> list[Any]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for command in commands:
+                pipe.execute_command(*command)
+            return list(await pipe.execute())
 
     async def evalsha(self, script: str, keys: list[str], args: list[bytes | str | int]) -> Any:
         return await self._registered(script)(keys=keys, args=args)

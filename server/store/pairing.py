@@ -54,7 +54,7 @@ from .keys import (
     seeks_live_key,
     state_key,
 )
-from .service import new_room_id
+from .slots import new_room_id
 
 LIVE_MS = 6_000
 """A waiting seek is dead this long after its process last pushed its time on."""

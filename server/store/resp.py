@@ -26,6 +26,7 @@ import asyncio
 import hashlib
 import time
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
@@ -163,6 +164,14 @@ class _Protocol(asyncio.Protocol):
         self.transport.write(command)
         self.pending.append((future, time.monotonic()))
 
+    def request_many(self, commands: bytes, futures: list[asyncio.Future[Any]]) -> None:
+        """Several commands in one write; ``futures`` get their replies in order."""
+        if self.lost is not None or self.transport is None or self.transport.is_closing():
+            raise RedisConnectionError("Redis connection lost")
+        self.transport.write(commands)
+        sent = time.monotonic()
+        self.pending.extend((future, sent) for future in futures)
+
     def data_received(self, data: bytes) -> None:
         try:
             replies = self.replies.feed(data)
@@ -273,6 +282,20 @@ class RespClient:
         if isinstance(reply, ErrorReply):
             raise reply.exception()
         return reply
+
+    async def execute_many(self, commands: Sequence[tuple[bytes | str | int, ...]]) -> list[Any]:
+        """The commands in one write; their replies in order (the first error raised, after
+        every reply has come: the connection stays in step)."""
+        proto = self._live() or await self._connect()
+        futures = [proto.loop.create_future() for _ in commands]
+        proto.request_many(b"".join(encode(*command) for command in commands), futures)
+        replies = await asyncio.gather(*futures, return_exceptions=True)  # (all retrieved)
+        for reply in replies:
+            if isinstance(reply, BaseException):  # the connection was lost
+                raise reply
+            if isinstance(reply, ErrorReply):
+                raise reply.exception()
+        return replies
 
     async def evalsha(self, script: str, keys: list[str], args: list[bytes | str | int]) -> Any:
         """``EVALSHA`` of ``script``, loading it first if the server does not know it (a

@@ -14,7 +14,7 @@ over HTTP, a timeout, a rematch) is decided again on the fresh room, at most ``r
 
 After a commit: the players' game lists (:mod:`~.player_games`) when the status or the seats
 changed (a move writes nothing there), and what an end leaves behind (:meth:`RoomService.settle`: ratings, leaderboards, the
-finished lists). The commit that ends a game leaves the room in the ``clocks`` set, due
+finished lists). The commit that ends a game leaves the room in its due index (``clocks:{<tag>}``), due
 :data:`SETTLE_GRACE_MS` later (the same atomic write as the commit: nothing more on the move
 path); settling drops that entry, so an end whose process dies or fails before it is settled
 by any process's sweeper (everything settled is idempotent). The finished room's later commits
@@ -32,7 +32,6 @@ version, seat, player id, action), each lost compare-and-set as ``event=commit_c
 from __future__ import annotations
 
 import logging
-import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -72,6 +71,7 @@ from .outage_log import OutageLog
 from .player_games import PlayerGames
 from .results import Results
 from .single_flight import SingleFlight
+from .slots import new_room_id
 from .store import KEEP_DUE, Store
 from .stored_form import StoredForm
 
@@ -110,10 +110,6 @@ def refused(code: Refused, message: str, room: Room | None = None) -> RoomRefuse
 
 def wall_ms() -> int:
     return time.time_ns() // 1_000_000
-
-
-def new_room_id() -> str:
-    return secrets.token_urlsafe(9)
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,7 +316,7 @@ class RoomService:
     async def settle(self, room: Room, due_ms: int | None = None) -> bool:
         """Everything the end of ``room``'s game leaves behind: ratings and leaderboards
         (:meth:`Results.finished`) and the players' finished lists. Idempotent, so any process
-        may do it again (the sweeper does, for a finished room still due in ``clocks`` at
+        may do it again (the sweeper does, for a finished room still in its due index at
         ``due_ms``). True when all of it is done; then the due entry is dropped (if it is still
         ``due_ms``: a later commit's stays)."""
         done = await self.results.finished(room)
@@ -345,7 +341,7 @@ class RoomService:
     async def _commit(self, expected: int | None, commit: Commit, started: float | None = None,
                       settle_at: int | None = None, after_end: bool = False) -> bool:
         """Commit ``commit`` if the stored version is still ``expected``. The room's place in
-        ``clocks``: when something falls due (``next_due``); for the commit that ends the game
+        due index: when something falls due (``next_due``); for the commit that ends the game
         ``settle_at``, when a sweeper settles its end unless this process has; ``after_end``
         (a later commit of the finished room): as it is, so an end not settled yet stays due
         and a settled one is not settled again."""

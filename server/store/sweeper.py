@@ -1,8 +1,8 @@
 """The sweeper: every process periodically does what has fallen due in played rooms.
 
 Rooms where something will fall due by itself (a flag, a first move, a computer's answer:
-:mod:`server.core.due`) sit in the ``clocks`` ZSET scored by when (the commit script keeps it
-current). Any number of processes may sweep at once: what happens is decided by the room core
+:mod:`server.core.due`) sit in their due index scored by when (the commit script keeps it
+current; one ZSET per shard slot: :func:`server.store.keys.clock_key`). Any number of processes may sweep at once: what happens is decided by the room core
 (:class:`~server.core.decide.Tick`) and committed through the same compare-and-set as a move,
 so it happens once. Nobody needs to be connected: a correspondence game times out, and a
 computer answers, with every player away.

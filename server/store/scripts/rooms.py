@@ -1,10 +1,10 @@
-"""Scripts of one room (its hash-tagged keys; ``COMMIT`` also the global ``clocks``).
+"""Scripts of one room (its hash-tagged keys, and its due index: ``clocks:{<tag>}`` of its slot).
 
 :data:`COMMIT` is the one compare-and-set of a room change: only if the stored version is
 still the expected one does it write the state, append to the log, update the clock
 deadline, renew the room's retention (``EXPIRE`` on its state and log, and on its analysis,
 which exists only after the end) and publish. Two processes can never both commit version N.
-``KEYS``: state, log, channel, clocks, analysis.
+``KEYS``: state, log, channel, the room's due index (:func:`server.store.keys.clock_key`), analysis.
 ``ARGV``: expected version (``-1`` = must not exist), new version, packed room, log entry,
 pub/sub message, room id, deadline ms (``''`` = none; ``'keep'``: the room's entry stays as it
 is), TTL s (``''`` = keep).
@@ -13,7 +13,7 @@ is), TTL s (``''`` = keep).
 (the same time left; none if the state has none): the first writer wins and later ones get
 its bytes back; nothing is stored for a room that is gone.
 
-:data:`DROP_DUE` takes a room out of the ``clocks`` set only if its due time is still the one
+:data:`DROP_DUE` takes a room out of its due index only if its due time is still the one
 the sweeper read: a commit made since (a new due time, or none) is never undone by a sweeper
 acting on an older version of the room (nor a settled end a newer commit left due again).
 
@@ -60,7 +60,7 @@ return 1
 """
 
 DROP_DUE = """
--- KEYS: clocks. ARGV: room id, the due time read (ms).
+-- KEYS: the room's due index. ARGV: room id, the due time read (ms).
 local due = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if due and tonumber(due) == tonumber(ARGV[2]) then
   return redis.call('ZREM', KEYS[1], ARGV[1])

@@ -65,6 +65,27 @@ async def test_commands_and_scripts_over_tcp_and_unix_with_a_password_and_a_data
 
 
 @pytest.mark.parametrize("lean", [True, False])
+async def test_commands_written_together_answer_in_order_and_fail_alike(guarded, lean: bool) -> None:
+    """``execute_many`` (the sweepers' due indexes): the replies in order; an error reply raises
+    the error ``execute`` raises, and the connection stays in step for the next command."""
+    server, sock = guarded
+    link = open_link(urls(server, sock)[0], lean=lean)
+    try:
+        await link.execute("DEL", "many-a", "many-b")
+        await link.execute("ZADD", "many-a", 5, "x", 1, "y")
+        replies = await link.execute_many([("ZRANGEBYSCORE", "many-a", "-inf", 3), ("ZCARD", "many-a"),
+                                           ("ZRANGEBYSCORE", "many-b", "-inf", 3)])
+        assert replies == [[b"y"], 2, []]
+        with pytest.raises(Exception) as failed:
+            await link.execute_many([("ZCARD", "many-a"), ("INCR", "many-a")])  # a ZSET is no integer
+        with pytest.raises(type(failed.value)):
+            await link.execute("INCR", "many-a")
+        assert await link.execute_many([("ZCARD", "many-a"), ("ECHO", "next")]) == [2, b"next"]
+    finally:
+        await link.aclose()
+
+
+@pytest.mark.parametrize("lean", [True, False])
 async def test_pub_sub_over_tcp_and_unix_with_a_password(guarded, lean: bool) -> None:
     server, sock = guarded
     for url in urls(server, sock):

@@ -33,7 +33,7 @@ from server.core.room import Player, Room, Status
 from server.edge import new_game
 from server.metrics import Metrics
 from server.store.cache import RoomCache
-from server.store.keys import CLOCKS, rated_game_key
+from server.store.keys import clock_key, rated_game_key
 from server.store.players import Ratings
 from server.store.results import Results
 from server.store.service import RoomRefused, RoomService
@@ -65,8 +65,8 @@ async def died(*_: object) -> None:
 
 
 async def due(store: Store, room_id: str) -> int | None:
-    """The room's place in ``clocks`` (a finished room's: when a sweeper settles its end)."""
-    score = await store.redis.zscore(CLOCKS, room_id)
+    """The room's place in its due index (a finished room's: when a sweeper settles its end)."""
+    score = await store.redis.zscore(clock_key(room_id), room_id)
     return None if score is None else int(score)
 
 

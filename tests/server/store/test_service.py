@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
+from itertools import count
 
 import pytest
 import redis.asyncio as aioredis
@@ -15,8 +17,9 @@ from server.core.room import Player, Status
 from server.edge import new_game
 from server.metrics import Metrics
 from server.store.cache import RoomCache
-from server.store.keys import log_key, state_key
+from server.store.keys import CLOCKS, clock_key, log_key, state_key
 from server.store.service import Retention, RoomRefused, RoomService
+from server.store.slots import is_shard_slot, slot_of
 
 ANNA, BEN, CY = Player("gA", "Anna"), Player("gB", "Ben"), Player("gC", "Cy")
 POLLS = 200
@@ -112,6 +115,28 @@ async def test_a_sweeper_acting_on_an_older_version_never_drops_a_newer_due_time
     assert (room.id, next_due) in await store.due_clocks(far, 10_000)
     assert await store.drop_clock(room_id, next_due)  # the current time: dropped
     assert room.id not in {d[0] for d in await store.due_clocks(far, 10_000)}
+
+
+async def test_the_sweepers_read_every_due_index_the_earliest_first(parts: Parts) -> None:
+    """Rooms on different shard slots and a room made before ids fell on them (its place in the
+    global ``clocks``) all reach the sweepers' list, which is in due order and limited; the old
+    room's entry is dropped from where it is."""
+    store, prefix = parts.store, "old" + secrets.token_hex(4)
+    old_id = next(f"{prefix}{n}" for n in count() if not is_shard_slot(slot_of(f"{prefix}{n}")))
+    made = [await parts.rooms.create(new_game.duel("brettspielnetz", seed), (ANNA, BEN), clock=Clock.new(60_000))
+            for seed in range(6)]
+    old = await parts.rooms.create(new_game.duel("brettspielnetz", 9), (ANNA, BEN), clock=Clock.new(60_000),
+                                   room_id=old_id)
+    assert clock_key(old.id) == CLOCKS and len({clock_key(room.id) for room in made}) > 1
+    far = old.created_ms + 86_400_000
+    listed = await store.due_clocks(far, 10_000)
+    assert {room.id for room in [*made, old]} <= {room_id for room_id, _due in listed}
+    assert [d for _r, d in listed] == sorted(d for _r, d in listed)
+    limited = await store.due_clocks(far, 2)
+    assert len(limited) == 2 and [d for _r, d in limited] == sorted(d for _r, d in limited)
+    [(_, old_due)] = [d for d in listed if d[0] == old.id]
+    assert await store.drop_clock(old.id, old_due)
+    assert old.id not in {room_id for room_id, _due in await store.due_clocks(far, 10_000)}
 
 
 async def test_a_correspondence_game_times_out_once_with_nobody_connected(parts: Parts) -> None:
