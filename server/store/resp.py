@@ -166,11 +166,9 @@ class _Protocol(asyncio.Protocol):
 
     def request_many(self, commands: bytes, futures: list[asyncio.Future[Any]]) -> None:
         """Several commands in one write; ``futures`` get their replies in order."""
-        if self.lost is not None or self.transport is None or self.transport.is_closing():
-            raise RedisConnectionError("Redis connection lost")
-        self.transport.write(commands)
-        sent = time.monotonic()
-        self.pending.extend((future, sent) for future in futures)
+        self.request(commands, futures[0])
+        sent = self.pending[-1][1]
+        self.pending.extend((future, sent) for future in futures[1:])
 
     def data_received(self, data: bytes) -> None:
         try:
@@ -286,6 +284,8 @@ class RespClient:
     async def execute_many(self, commands: Sequence[tuple[bytes | str | int, ...]]) -> list[Any]:
         """The commands in one write; their replies in order (the first error raised, after
         every reply has come: the connection stays in step)."""
+        if not commands:
+            return []
         proto = self._live() or await self._connect()
         futures = [proto.loop.create_future() for _ in commands]
         proto.request_many(b"".join(encode(*command) for command in commands), futures)

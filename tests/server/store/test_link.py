@@ -81,6 +81,7 @@ async def test_commands_written_together_answer_in_order_and_fail_alike(guarded,
         with pytest.raises(type(failed.value)):
             await link.execute("INCR", "many-a")
         assert await link.execute_many([("ZCARD", "many-a"), ("ECHO", "next")]) == [2, b"next"]
+        assert await link.execute_many([]) == []
     finally:
         await link.aclose()
 
