@@ -79,7 +79,9 @@ from .slots import SHARD_TAGS, slot_of
 
 CLOCKS = "clocks"
 """The due index of rooms made before ids fell on shard slots (see the module's doc)."""
-CLOCK_KEYS = (*(f"clocks:{{{tag}}}" for tag in SHARD_TAGS.values()), CLOCKS)
+_SHARD_CLOCKS = {slot: f"clocks:{{{tag}}}" for slot, tag in SHARD_TAGS.items()}
+"""Shard slot → its due index (named once: a commit looks its key up, the sweepers read them all)."""
+CLOCK_KEYS = (*_SHARD_CLOCKS.values(), CLOCKS)
 """Every due index a sweeper reads: one per shard slot, then the old global one."""
 LOBBY = "web:lobby"
 ONLINE = "web:online"
@@ -90,8 +92,7 @@ SECRET = "mineduel:secret"
 def clock_key(room_id: str) -> str:
     """The due index that holds ``room_id``'s place: its shard slot's, in the slot of the room's
     own keys (the old global one for an id off the shard slots, made before they were)."""
-    tag = SHARD_TAGS.get(slot_of(room_id))
-    return CLOCKS if tag is None else f"clocks:{{{tag}}}"
+    return _SHARD_CLOCKS.get(slot_of(room_id), CLOCKS)
 
 
 def ticket_key(ticket: str) -> str:
