@@ -21,12 +21,16 @@ class _Rest:
     """A component restricted to the mine counts ``allowed`` (those some consistent layout
     of the whole board gives it): each box's possible mine counts (``ksets``, bit k) and the
     cells safe in every such layout (``safe``).  For the cells ``w`` of the component a safe
-    cell sees, ``seen(w)`` and ``func(w)`` say what they add to its number (memoised)."""
+    cell sees, ``seen(w)`` and ``func(comp, w)`` say what they add to its number (memoised).
 
-    __slots__ = ("_func", "_seen", "allowed", "comp", "ksets", "mid", "mines", "multi", "partial", "safe")
+    It holds no reference to its component, which keeps it (``_Comp.rest``): that pair would be
+    a reference cycle, freed only by the cyclic GC once the reveal cache lets the component go,
+    and it was most of the server's cyclic garbage under load (docs/PERFORMANCE.md, nineteenth
+    session). Whoever asks ``func`` has the component at hand."""
+
+    __slots__ = ("_func", "_seen", "allowed", "ksets", "mid", "mines", "multi", "partial", "safe")
 
     def __init__(self, comp: _Comp, allowed: int) -> None:
-        self.comp = comp
         self.allowed = allowed
         self._seen: dict[int, object] = {}
         self._func: dict[int, object] = {}
@@ -176,16 +180,16 @@ class _Rest:
         memo[w] = out
         return out
 
-    def func(self, w: int):
-        """For ``seen(w) == (const, varying)``: what the varying boxes add, per mine count m
-        the component may hold, ``{m: count}`` if each m fixes it, else ``_VARY``."""
+    def func(self, comp: _Comp, w: int):
+        """For ``seen(w) == (const, varying)``: what the varying boxes of ``comp`` (the
+        component this restricts) add, per mine count m the component may hold, ``{m: count}``
+        if each m fixes it, else ``_VARY``."""
         memo = self._func
         out = memo.get(w, memo)
         if out is not memo:
             return out
         varying = self.seen(w)[1]
         allowed = self.allowed
-        comp = self.comp
         if len(comp.box_sizes) == 1:  # one box, seen whole
             out = {m: m for m in _bits(allowed)}
         elif comp.sols is not None:
@@ -206,7 +210,7 @@ class _Rest:
                         break
         else:
             out = {}
-            for m, (lo, hi) in self.comp.minmax(dict(varying)).items():
+            for m, (lo, hi) in comp.minmax(dict(varying)).items():
                 if allowed >> m & 1:
                     if lo != hi:
                         out = _VARY

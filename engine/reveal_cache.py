@@ -803,7 +803,7 @@ def _several_vary(count, touched, int_row, parts, rem, nint) -> tuple[int | None
     the cell does not touch), which makes the verdict one to redo every time."""
     funcs = {}
     for pi, rest, w in touched:
-        f = rest.func(w)
+        f = rest.func(parts[pi][0], w)
         if f is _VARY:
             return None, False
         values = set(f.values())

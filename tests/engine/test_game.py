@@ -3,7 +3,9 @@ the event codec, the public record, replay positions, restoring by kind."""
 
 from __future__ import annotations
 
+import gc
 import random
+from collections import Counter
 
 import pytest
 from hypothesis import given, settings
@@ -37,6 +39,30 @@ def random_game(seed: int, max_moves: int = 300) -> list[Duel]:
         duel.apply(duel.to_move, Mark(cell) if rng.random() < 0.4 else Explore(cell))
         versions.append(duel)
     return versions
+
+
+def test_a_games_versions_leave_no_reference_cycles() -> None:
+    """Every object a move makes is freed by reference counting once its version is dropped
+    (the auto-reveal's cache included): the server collects cyclic garbage rarely
+    (server/gc_policy.py), so a cycle made per move would be memory held until then and work
+    for every pass (docs/PERFORMANCE.md, nineteenth session: a component and its restriction
+    held each other)."""
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for seed in range(12):
+            random_game(seed)
+        found = gc.collect()
+        kinds = Counter(type(o).__name__ for o in gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.collect()
+        if was_enabled:
+            gc.enable()
+    assert found == 0, kinds.most_common(8)
 
 
 def test_a_copy_is_equal_independent_and_has_every_attribute() -> None:

@@ -606,7 +606,7 @@ def check_component(comp, layouts, data):
     if not contrib:
         assert values and all(v == {const} for v in values.values())
         return
-    func = rest.func(w)
+    func = rest.func(comp, w)
     # func reads a component's solutions directly (stopping at the first difference): the same
     # as the forward pass of minmax, which serves the bitset components
     spans = {m: span for m, span in comp.minmax(dict(contrib)).items() if allowed >> m & 1}
