@@ -1,31 +1,33 @@
-"""Cyclic garbage collection on a timer instead of on allocation counts.
+"""Cyclic garbage collection on heap growth and a timer, instead of on allocation counts.
 
 Why: CPython starts a young collection when tracked allocations minus deallocations pass a
 threshold, and every deallocation (of an object of any age) lowers that count. A server in
 steady state frees about as much as it allocates (each move replaces the previous Room, Duel
 and views of its room), so the count stays low while the young generation fills with every
 object allocated since the last collection that is still alive: when a collection finally
-comes it traverses tens of thousands of objects. Measured with 500 live rooms: young
-collections of 20-45 ms every few seconds and older-generation ones of 200-400 ms, each one
-delaying every move in flight (docs/PERFORMANCE.md).
+comes it traverses tens of thousands of objects (20-45 ms young passes every few seconds and
+200-400 ms older ones with 500 live rooms).
 
-The policy, while the app serves (automatic collection off, start-up objects frozen out):
+Nor do passes on a timer pay: whatever interval they run at, a pass traverses the objects
+allocated since the one before that are still alive, and nearly all of a move's objects are
+alive until their room's next move, about a second later. Young passes every 25 ms cost 6-9%
+of the process at 2,400 moves/s, and a middle-generation pass every 60 s traversed a minute's
+surviving game state at once (0.7-2 s there) while finding next to nothing: a game's versions
+make no reference cycles (``tests/engine/test_game.py``; a component of the auto-reveal and its
+restriction held each other until the nineteenth session), so reference counting frees them.
+What cycles remain come with connections (uvicorn's HTTP protocol object of every websocket
+upgrade holds its parser, which holds its bound methods) and errors (tracebacks), and are few.
 
-- **young**, every ``young_every_s``: only what was allocated since the previous pass and
-  is still alive, so a pass takes about half a millisecond under load. Survivors go to the
-  middle generation, where almost all of them are freed by reference counting when their
-  room moves on.
-- **middle**, every ``middle_every_s``: frees the reference cycles that became garbage after
-  the young generation (a closed connection's objects, say), so they hold at most that
-  interval's worth of memory; survivors go to the oldest generation. It traverses what is
-  alive there: about a second's worth of short-lived game state under load (tens of ms with
-  500 busy rooms), little otherwise.
-- **full**, instead of a middle pass when the process's tracked objects have grown by
-  ``growth`` (a quarter, CPython's own rule for its oldest generation) since the last full
-  pass, and at the latest every ``full_every_s``. It traverses every object (0.2-0.5 s with
-  2,500 sockets, 0.5-0.8 s with 10,000 here), which is why it waits for growth.
+The policy, while the app serves (automatic collection off, start-up objects frozen out): a
+**full** pass when the process's heap (``sys.getallocatedblocks()``, read every ``check_every_s``
+for about a millisecond) has grown by ``growth`` (a quarter, CPython's own rule for its oldest
+generation) since the last full pass, and at the latest every ``full_every_s``. So the cyclic
+garbage held at any time is at most a quarter of the heap and ``full_every_s`` worth, and the
+only pauses are full passes, which traverse every object (about 0.3 s with 2,500 sockets, 2-3 s
+with 12,000 under load here): rare once the set of sockets is stable, as before, when the
+middle passes came on top of them.
 
-Every pass is timed into ``mineduel_gc_pause_seconds{generation}``. On stop the
+Every pass is timed into ``mineduel_gc_pause_seconds{generation="full"}``. On stop the
 interpreter's automatic collection is restored.
 """
 
@@ -33,27 +35,25 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 import time
 
 from .metrics import Metrics
 from .tasks import stop_tasks
 
-GENERATIONS = {"young": 0, "middle": 1, "full": 2}
-
 
 class GcPolicy:
-    def __init__(self, young_every_s: float, full_every_s: float, metrics: Metrics | None = None, *,
-                 middle_every_s: float = 60.0, growth: float = 0.25) -> None:
-        if min(young_every_s, middle_every_s, full_every_s) <= 0:
+    def __init__(self, check_every_s: float, full_every_s: float, metrics: Metrics | None = None, *,
+                 growth: float = 0.25) -> None:
+        if min(check_every_s, full_every_s) <= 0:
             raise ValueError("collection intervals must be positive")
-        self.young_every_s = young_every_s
-        self.middle_every_s = middle_every_s
+        self.check_every_s = check_every_s
         self.full_every_s = full_every_s
         self.growth = growth
         self.metrics = metrics or Metrics()
-        self._pause = {name: self.metrics.gc_pause.labels(name) for name in GENERATIONS}  # 40 passes a second
-        self.passes = {name: 0 for name in GENERATIONS}
-        self._kept = 0  # tracked objects after the last full pass (the frozen ones not counted)
+        self._pause = self.metrics.gc_pause.labels("full")
+        self.passes = 0
+        self._kept = 0  # the heap's blocks after the last full pass
         self._task: asyncio.Task[None] | None = None
         self._was_enabled = gc.isenabled()
 
@@ -63,6 +63,7 @@ class GcPolicy:
         gc.collect()
         gc.freeze()
         gc.disable()
+        self._kept = sys.getallocatedblocks()
         self._task = asyncio.create_task(self._run(), name="gc-policy")
 
     async def stop(self) -> None:
@@ -72,36 +73,24 @@ class GcPolicy:
         if self._was_enabled:
             gc.enable()
 
-    def collect(self, generation: str) -> float:
-        """One pass (``"young"``, ``"middle"`` or ``"full"``); returns its duration in seconds."""
+    def collect(self) -> float:
+        """One full pass (the objects frozen at start left out); returns its duration in seconds."""
         started = time.perf_counter()
-        gc.collect(GENERATIONS[generation])
+        gc.collect()
         took = time.perf_counter() - started
-        self.passes[generation] += 1
-        self._pause[generation].observe(took)
-        if generation == "full":
-            self._kept = self.tracked()
+        self.passes += 1
+        self._pause.observe(took)
+        self._kept = sys.getallocatedblocks()
         return took
 
-    @staticmethod
-    def tracked() -> int:
-        """Objects the collector tracks outside the frozen ones (about 1 ms per 100,000)."""
-        return len(gc.get_objects(generation=1)) + len(gc.get_objects(generation=2))
-
     def full_due(self) -> bool:
-        return self.tracked() > (1 + self.growth) * self._kept
+        """Whether the heap grew by ``growth`` since the last full pass."""
+        return sys.getallocatedblocks() > (1 + self.growth) * self._kept
 
     async def _run(self) -> None:
-        last_full = last_middle = time.monotonic()
+        last_full = time.monotonic()
         while True:
-            await asyncio.sleep(self.young_every_s)
-            now = time.monotonic()
-            if now - last_middle < self.middle_every_s:
-                self.collect("young")
-                continue
-            if now - last_full >= self.full_every_s or self.full_due():
-                self.collect("full")
+            await asyncio.sleep(self.check_every_s)
+            if time.monotonic() - last_full >= self.full_every_s or self.full_due():
+                self.collect()
                 last_full = time.monotonic()
-            else:
-                self.collect("middle")
-            last_middle = time.monotonic()

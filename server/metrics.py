@@ -84,7 +84,7 @@ class Metrics:
         )
         self.gc_pause = Histogram(
             "mineduel_gc_pause_seconds", "Cyclic garbage collection passes run by the GC policy, by generation "
-            "(young/full); every pass stops the process.", ["generation"], buckets=GC_BUCKETS, registry=r,
+            "(full: the policy runs no other); every pass stops the process.", ["generation"], buckets=GC_BUCKETS, registry=r,
         )
 
     def observe(self, census: "Callable[[], HubCensus]", codecs: Iterable[str]) -> None:

@@ -1,9 +1,11 @@
-"""server/gc_policy.py: collection on a timer, full passes on growth, the interpreter restored."""
+"""server/gc_policy.py: automatic collection off while serving, full passes on heap growth and
+at the latest on a timer (none otherwise), every pass observed, the interpreter restored."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 
 from server.gc_policy import GcPolicy
 from server.metrics import Metrics
@@ -16,6 +18,10 @@ class Cycle:
         self.me = self
 
 
+def cycles_alive() -> int:
+    return sum(isinstance(o, Cycle) for o in gc.get_objects())
+
+
 async def wait_for(predicate, polls: int = 400) -> None:
     for _ in range(polls):
         if predicate():
@@ -24,54 +30,66 @@ async def wait_for(predicate, polls: int = 400) -> None:
     raise AssertionError("condition never met")
 
 
-async def test_young_passes_run_on_the_timer_and_the_interpreter_is_restored() -> None:
+async def test_without_growth_no_pass_runs_and_garbage_cycles_wait() -> None:
     assert gc.isenabled()
-    metrics = Metrics()
-    policy = GcPolicy(0.005, 3600, metrics, middle_every_s=3600)
+    policy = GcPolicy(0.005, 3600)
     policy.start()
     try:
         assert not gc.isenabled()  # no allocation-triggered passes while serving
-        await wait_for(lambda: policy.passes["young"] >= 3)
-        assert policy.passes["full"] == 0
-        # every pass is observed (as /metrics shows it)
-        observed = metrics.registry.get_sample_value("mineduel_gc_pause_seconds_count", {"generation": "young"})
-        assert observed == policy.passes["young"]
+        for _ in range(1000):
+            Cycle()
+        await asyncio.sleep(0.1)  # twenty checks
+        assert policy.passes == 0 and not policy.full_due()
+        assert cycles_alive() == 1000  # held until a full pass: the policy's trade (a quarter of the heap at most)
     finally:
         await policy.stop()
     assert gc.isenabled()
+    gc.collect()
+    assert cycles_alive() == 0
 
 
-async def test_young_garbage_cycles_are_freed_by_the_young_passes() -> None:
-    policy = GcPolicy(0.005, 3600, middle_every_s=3600)
+async def test_a_full_pass_frees_cycles_once_the_heap_grew_by_a_quarter() -> None:
+    metrics = Metrics()
+    policy = GcPolicy(0.005, 3600, metrics)
     policy.start()
     try:
-        gc.collect(0)
-        before = policy.passes["young"]
+        garbage = 0
+        blocks = sys.getallocatedblocks()
+        while sys.getallocatedblocks() < 1.3 * blocks:  # cycles, made garbage as they are made
+            for _ in range(10_000):
+                Cycle()
+            garbage += 10_000
+        assert cycles_alive() == garbage
+        await wait_for(lambda: policy.passes == 1)
+        assert cycles_alive() == 0
+        assert not policy.full_due()  # the heap it kept is the new reference
+        observed = metrics.registry.get_sample_value("mineduel_gc_pause_seconds_count", {"generation": "full"})
+        assert observed == 1  # as /metrics shows it
+    finally:
+        await policy.stop()
+
+
+async def test_a_full_pass_runs_at_the_latest_every_full_every_s() -> None:
+    policy = GcPolicy(0.005, 0.05)
+    policy.start()
+    try:
         for _ in range(1000):
             Cycle()
-        assert sum(isinstance(o, Cycle) for o in gc.get_objects(generation=0)) == 1000
-        await wait_for(lambda: policy.passes["young"] > before)
-        assert not any(isinstance(o, Cycle) for o in gc.get_objects())
+        await wait_for(lambda: policy.passes >= 1)
+        assert cycles_alive() == 0
+        await wait_for(lambda: policy.passes >= 3)  # and again: a timer, not a one-off
     finally:
         await policy.stop()
 
 
-async def test_cycles_past_the_young_generation_are_freed_by_the_middle_and_full_passes() -> None:
-    policy = GcPolicy(0.005, 3600, middle_every_s=0.05)
+async def test_objects_alive_at_start_are_left_out_of_the_passes() -> None:
+    held = [Cycle() for _ in range(100)]
+    policy = GcPolicy(0.005, 0.05)
     policy.start()
     try:
-        base = [[i] for i in range(100_000)]  # live objects that the full passes will keep
-        await wait_for(lambda: policy.passes["full"] == 1)  # nothing kept yet: the first is full
-        for round_ in range(2):
-            held = [Cycle() for _ in range(5_000)]
-            gc.collect(0)  # the cycles survive a young pass while held...
-            del held  # ...and become garbage past the young generation: young passes cannot free them
-            assert sum(isinstance(o, Cycle) for o in gc.get_objects(generation=1)) == 5_000
-            await wait_for(lambda: not any(isinstance(o, Cycle) for o in gc.get_objects()))
-        assert policy.passes["middle"] >= 1  # the process did not grow by a quarter: no full pass
-        grown = [[i] for i in range(2 * policy.tracked())]  # now it has
-        full = policy.passes["full"]
-        await wait_for(lambda: policy.passes["full"] > full)
-        del grown, base  # (both held alive until here: what the passes had to keep)
+        assert sum(isinstance(o, Cycle) for o in gc.get_objects()) == 0  # frozen: no pass traverses them
+        await wait_for(lambda: policy.passes >= 1)
     finally:
         await policy.stop()
+    assert sum(isinstance(o, Cycle) for o in gc.get_objects()) == 100  # unfrozen on stop
+    del held
