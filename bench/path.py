@@ -26,8 +26,9 @@ play the same games; figures are the fastest pass.
 
 ``--young`` also takes a census of what each round of moves leaves in the cyclic GC's young
 generation (GC-tracked objects still alive, by type; for dicts, lists and tuples by what they
-hold, ``*`` marking tracked members) and times one young pass after each round: what the
-server's timed young passes (``server/gc_policy.py``) traverse per move. Its CPU figures include
+hold, ``*`` marking tracked members) and times one young pass after each round: what any pass
+over recent objects traverses per move (the server's timed young passes did until the
+nineteenth session; ``server/gc_policy.py`` now runs full passes on heap growth only). Its CPU figures include
 the census: take them from a run without.
 
 ``--steps`` times the steps with Python wrappers (which add ~0.3 us per wrapped call to the

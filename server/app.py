@@ -146,7 +146,7 @@ def create_app(
             aof = await store.durability()
             logs.event(log, "redis_durability", appendonly=aof.get("appendonly"), appendfsync=aof.get("appendfsync"),
                        waitaof=store.waitaof, embedded=embedded is not None, lean_redis=settings.lean_redis,
-                       inline_send=settings.inline_send, raw_send=settings.raw_send, gc_check_ms=settings.gc_check_ms)
+                       inline_send=settings.inline_send, raw_send=settings.raw_send, gc_check_s=settings.gc_check_s)
             hub = parts.hub
             metrics.observe(hub.census, all_codecs)
             await hub.start()
@@ -163,8 +163,8 @@ def create_app(
                 state.lobby = LobbyFeed(state, lobby_sections(state.web.env), settings.lobby_refresh_s,
                                         hub.players_connected, hub.presence.process_id)
                 lobby = asyncio.create_task(state.lobby.run(), name="lobby-feed")
-            if settings.gc_check_ms > 0:  # full GC passes on heap growth and a timer (server/gc_policy.py)
-                collector = GcPolicy(settings.gc_check_ms / 1000, settings.gc_full_s, metrics)
+            if settings.gc_check_s > 0:  # full GC passes on heap growth and a timer (server/gc_policy.py)
+                collector = GcPolicy(settings.gc_check_s, settings.gc_full_s, metrics)
                 collector.start()
             yield
         finally:

@@ -87,9 +87,10 @@ class Settings:
     sweep_interval_s: float = 0.1
     lobby_refresh_s: float = 1.0
     """How often each process reads the lobby while somebody watches it (server/web/lobby.py)."""
-    gc_check_ms: float = 1000.0
-    """How often the GC policy reads the heap's size to see whether a full cyclic GC is due
-    (server/gc_policy.py); 0 = CPython's own allocation-count trigger instead of the policy."""
+    gc_check_s: float = 60.0
+    """How often the GC policy reads the heap's size to see whether a full cyclic GC is due, so
+    also the shortest time between two of them (server/gc_policy.py); 0 = CPython's own
+    allocation-count trigger instead of the policy."""
     gc_full_s: float = 600.0
     """A full cyclic GC at the latest every this many seconds (sooner when the heap grew by a
     quarter: server/gc_policy.py)."""
@@ -163,7 +164,7 @@ class Settings:
             ws_ping_timeout_s=float(e.get("MINEDUEL_WS_PING_TIMEOUT_S", "20")),
             sweep_interval_s=float(e.get("MINEDUEL_SWEEP_INTERVAL_S", "0.1")),
             lobby_refresh_s=float(e.get("MINEDUEL_LOBBY_REFRESH_S", "1")),
-            gc_check_ms=float(e.get("MINEDUEL_GC_CHECK_MS", "1000" if bypasses else "0")),
+            gc_check_s=float(e.get("MINEDUEL_GC_CHECK_S", "60" if bypasses else "0")),
             gc_full_s=float(e.get("MINEDUEL_GC_FULL_S", "600")),
             heartbeat_s=float(e.get("MINEDUEL_HEARTBEAT_S", "1")),
             ws_deflate=_bool(e.get("MINEDUEL_WS_DEFLATE"), False),

@@ -19,13 +19,14 @@ What cycles remain come with connections (uvicorn's HTTP protocol object of ever
 upgrade holds its parser, which holds its bound methods) and errors (tracebacks), and are few.
 
 The policy, while the app serves (automatic collection off, start-up objects frozen out): a
-**full** pass when the process's heap (``sys.getallocatedblocks()``, read every ``check_every_s``
-for about a millisecond) has grown by ``growth`` (a quarter, CPython's own rule for its oldest
-generation) since the last full pass, and at the latest every ``full_every_s``. So the cyclic
-garbage held at any time is at most a quarter of the heap and ``full_every_s`` worth, and the
-only pauses are full passes, which traverse every object (about 0.3 s with 2,500 sockets, 2-3 s
-with 12,000 under load here): rare once the set of sockets is stable, as before, when the
-middle passes came on top of them.
+**full** pass when the process's heap (``sys.getallocatedblocks()``, about a millisecond to
+read) is found, every ``check_every_s`` (60 s), to have grown by ``growth`` (a quarter,
+CPython's own rule for its oldest generation) since the last full pass, and at the latest every
+``full_every_s``. So the cyclic garbage held is about a quarter of the heap and ``full_every_s``
+worth at most, and the only pauses are full passes, which traverse every object (about 0.3 s
+with 2,500 sockets, 1-2 s with 10,000 under load here): at most one a minute while the heap
+grows (checked every second, a server filling with sockets ran eight in its first minute), and
+rare once the set of sockets is stable, as before, when the middle passes came on top of them.
 
 Every pass is timed into ``mineduel_gc_pause_seconds{generation="full"}``. On stop the
 interpreter's automatic collection is restored.
