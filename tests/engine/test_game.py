@@ -14,16 +14,21 @@ from hypothesis import strategies as st
 from engine import (
     GAMES,
     SPECTATOR,
+    Chord,
     Duel,
     Explore,
+    Flag,
+    IllegalMove,
     Mark,
     Resign,
+    Reveal,
     event_from_data,
     event_to_data,
     move_from_data,
     restore,
     verify,
 )
+from engine.classic import Classic
 
 
 def random_game(seed: int, max_moves: int = 300) -> list[Duel]:
@@ -41,6 +46,21 @@ def random_game(seed: int, max_moves: int = 300) -> list[Duel]:
     return versions
 
 
+def random_classic_game(seed: int, clicks: int = 200) -> None:
+    """One classic game of random reveals, flags and chords, a copy per click (as the server)."""
+    rng = random.Random(seed)
+    game = Classic.new(16, 16, 40, random.Random(seed))
+    for _ in range(clicks):
+        if game.outcome is not None:
+            break
+        game = game.copy()
+        cell = (rng.randrange(16), rng.randrange(16))
+        try:
+            game.apply(0, rng.choice([Reveal, Reveal, Flag, Chord])(cell))
+        except IllegalMove:
+            pass
+
+
 def test_a_games_versions_leave_no_reference_cycles() -> None:
     """Every object a move makes is freed by reference counting once its version is dropped
     (the auto-reveal's cache included): the server collects cyclic garbage rarely
@@ -54,6 +74,7 @@ def test_a_games_versions_leave_no_reference_cycles() -> None:
     try:
         for seed in range(12):
             random_game(seed)
+            random_classic_game(seed)
         found = gc.collect()
         kinds = Counter(type(o).__name__ for o in gc.garbage)
     finally:
