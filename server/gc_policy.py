@@ -12,7 +12,7 @@ Nor do passes on a timer pay: whatever interval they run at, a pass traverses th
 allocated since the one before that are still alive, and nearly all of a move's objects are
 alive until their room's next move, about a second later. Young passes every 25 ms cost 6-9%
 of the process at 2,400 moves/s, and a middle-generation pass every 60 s traversed a minute's
-surviving game state at once (0.7-2 s there) while finding next to nothing: a game's versions
+surviving game state at once (0.5-2 s there) while finding next to nothing: a game's versions
 make no reference cycles (``tests/engine/test_game.py``; a component of the auto-reveal and its
 restriction held each other until the nineteenth session), so reference counting frees them.
 What cycles remain come with connections (uvicorn's HTTP protocol object of every websocket
