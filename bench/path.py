@@ -28,8 +28,8 @@ play the same games; figures are the fastest pass.
 generation (GC-tracked objects still alive, by type; for dicts, lists and tuples by what they
 hold, ``*`` marking tracked members) and times one young pass after each round: what any pass
 over recent objects traverses per move (the server's timed young passes did until the
-nineteenth session; ``server/gc_policy.py`` now runs full passes on heap growth only). Its CPU figures include
-the census: take them from a run without.
+nineteenth session; ``server/gc_policy.py`` now runs full passes on heap growth only). Its CPU
+figures include the census: take them from a run without.
 
 ``--steps`` times the steps with Python wrappers (which add ~0.3 us per wrapped call to the
 total). ``--callgrind`` runs the same under ``valgrind --tool=callgrind`` (instrumentation on

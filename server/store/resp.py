@@ -165,7 +165,7 @@ class _Protocol(asyncio.Protocol):
         self.pending.append((future, time.monotonic()))
 
     def request_many(self, commands: bytes, futures: list[asyncio.Future[Any]]) -> None:
-        """Several commands in one write; ``futures`` get their replies in order."""
+        """Several commands in one write; ``futures`` (at least one) get their replies in order."""
         self.request(commands, futures[0])
         sent = self.pending[-1][1]
         self.pending.extend((future, sent) for future in futures[1:])
