@@ -16,8 +16,10 @@ Every ``--report-s`` (30) seconds one line: server RSS, Valkey RSS, open websock
 rooms (from ``/metrics``), the hub's cached rooms and pending local commits, Redis keys
 (``DBSIZE``), games finished, moves committed, and the move-to-push latency p50/p99 of that
 window (from just before a move is sent to the arrival of its update, over every recipient:
-mover, opponent, msgpack spectators; one client clock). The closing summary compares the
-first and last windows after warm-up.
+mover, opponent, msgpack spectators; one client clock), and the GC policy's full passes in the
+window with their time (``mineduel_gc_pause_seconds``: with automatic collection off, the
+connections' cyclic garbage waits for them, so the RSS column shows what they let grow). The
+closing summary compares the first and last windows after warm-up.
 
 Started by the soak, the server keeps finished games for ``--finished-ttl`` seconds (default
 60; production default 30 days) so that the retention policy shows within the run: Redis keys
@@ -108,13 +110,15 @@ class Soak:
                 over = await Room(self, game_id, tokens, rng).play()
                 if not over or rng.random() < 0.5:
                     break
-                try:  # the rematch: same players, seats swapped
-                    fresh = await api.rematch(tokens[0], game_id)
+                try:  # the rematch: one player offers, the other accepts (the new game)
+                    await api.rematch(tokens[0], game_id)
+                    fresh = await api.rematch(tokens[1], game_id)
                 except Exception as exc:
                     self.error(type(exc).__name__)
                     break
                 game_id = fresh["id"]
-                tokens = tokens[::-1]
+                if fresh["seat"] == 0:  # the seats are rotated: whoever accepted sits where it says
+                    tokens = tokens[::-1]
 
     # ------------------------------------------------------------------ reporting
 
@@ -311,8 +315,10 @@ async def run(args: argparse.Namespace) -> None:
         print(f"soak: {args.slots} slots, pace {args.pace}s, {args.minutes} min against {args.url} "
               f"(server pid {args.pid}, valkey pid {args.redis_pid})", flush=True)
         print(f"{'t':>5} {'app MB':>7} {'valkey MB':>9} {'sockets':>7} {'rooms':>5} {'cached':>6} {'pending':>7} "
-              f"{'keys':>6} {'games':>5} {'moves':>6} {'p50 ms':>7} {'p99 ms':>7} {'reconn':>6} {'spect±':>6} errors",
+              f"{'keys':>6} {'games':>5} {'moves':>6} {'p50 ms':>7} {'p99 ms':>7} {'reconn':>6} {'spect±':>6} "
+              f"{'gc':>3} {'gc ms':>6} errors",
               flush=True)
+        gc_seen = (0.0, 0.0)  # the GC policy's passes and their seconds, at the last report
         for _ in range(int(args.minutes * 60 / args.report_s) + 2):
             await asyncio.sleep(max(0.0, min(args.report_s, soak.deadline - time.monotonic())))
             w, soak.window = soak.window, Window()
@@ -328,12 +334,15 @@ async def run(args: argparse.Namespace) -> None:
                 "keys": soak.redis_keys() or float("nan"),
                 "games": w.games, "moves": w.moves,
                 "p50": pct(w.latencies, 50), "p99": pct(w.latencies, 99),
+                "gc": m.get("mineduel_gc_pause_seconds_count", 0.0) - gc_seen[0],
+                "gc_s": m.get("mineduel_gc_pause_seconds_sum", 0.0) - gc_seen[1],
             }
+            gc_seen = (gc_seen[0] + row["gc"], gc_seen[1] + row["gc_s"])
             rows.append(row)
             print(f"{row['t']:5.0f} {row['app']:7.1f} {row['valkey']:9.1f} {row['sockets']:7.0f} {row['rooms']:5.0f} "
                   f"{row['cached']:6.0f} {row['pending']:7.0f} {row['keys']:6.0f} {w.games:5d} {w.moves:6d} "
                   f"{row['p50']:7.2f} {row['p99']:7.2f} {w.reconnects:6d} {w.spectator_churn:6d} "
-                  f"{w.errors or ''}{' stalls=' + str(w.timeouts) if w.timeouts else ''}", flush=True)
+                  f"{row['gc']:3.0f} {1000 * row['gc_s']:6.0f} {w.errors or ''}{' stalls=' + str(w.timeouts) if w.timeouts else ''}", flush=True)
             if soak.stopping():
                 break
         await asyncio.gather(*slots, return_exceptions=True)
@@ -348,7 +357,8 @@ async def run(args: argparse.Namespace) -> None:
     print(f"after warm-up (t={first['t']:.0f}s → {last['t']:.0f}s): app RSS {first['app']:.1f} → {last['app']:.1f} MB, "
           f"valkey RSS {first['valkey']:.1f} → {last['valkey']:.1f} MB, Redis keys {first['keys']:.0f} → "
           f"{last['keys']:.0f}; max over the run: app {max(r['app'] for r in rows):.1f} MB, "
-          f"keys {max(r['keys'] for r in rows):.0f}")
+          f"keys {max(r['keys'] for r in rows):.0f}; GC policy: {gc_seen[0]:.0f} full passes, "
+          f"{1000 * gc_seen[1]:.0f} ms in all")
     print(f"after the clients left: sockets {m.get('mineduel_connections', float('nan')):.0f}, "
           f"live rooms {m.get('mineduel_rooms_live', float('nan')):.0f}, "
           f"cached rooms {m.get('mineduel_hub_cached_rooms', float('nan')):.0f}, "
