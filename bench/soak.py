@@ -22,8 +22,11 @@ connections' cyclic garbage waits for them, so the RSS column shows what they le
 closing summary compares the first and last windows after warm-up.
 
 Started by the soak, the server keeps finished games for ``--finished-ttl`` seconds (default
-60; production default 30 days) so that the retention policy shows within the run: Redis keys
-level off instead of growing with every game. Loopback only.
+60; production default 30 days) so that the retention policy shows within the run: a finished
+game's state and log expire a minute after it ends. The key count still grows: every game the
+soak seats is played by two new guests, and a guest is a player, kept (``pl:{players}:*``), and
+a room's presence hash (``game:*:watchers``) outlives its last connection by a day, which in
+production is shorter than a finished game's 30 days. Loopback only.
 """
 
 from __future__ import annotations

@@ -25,6 +25,11 @@ GAMES_KEPT = 4096
 """Games whose packed parts are kept (least recently written go first); a miss only costs
 packing the game's parts again."""
 
+# A finished game's parts are dropped once its last version is packed: the few commits its room
+# still makes (a rematch offered, declined or linked) pack them again, and kept, each finished
+# game held about 4 KB until 4,096 later games had pushed it out (a server's RSS grew by about
+# 1 MB a minute for the first hour of bench/soak.py; docs/PERFORMANCE.md, "Soak").
+
 
 def map_header(n: int) -> bytes:
     if n < 16:
@@ -89,8 +94,14 @@ class StoredForm:
                  + packed_pairs(parts.changing)
                  + b"".join(game.appended(key, items) for key, items in parts.appended.items()))
         fields = room.stored_fields()
+        if room.game.outcome is not None:
+            self._games.pop(id(parts.fixed), None)
         return b"".join((map_header(len(fields) + 1), packed_pairs(fields),
                          _GAME, map_header(2), _KIND, pack(room.kind), _STATE, state))
+
+    def __len__(self) -> int:
+        """Games whose packed parts are kept."""
+        return len(self._games)
 
     def _game(self, fixed: dict[str, Any]) -> _Game:
         key = id(fixed)

@@ -77,3 +77,18 @@ def test_two_moves_from_one_version_each_get_their_own_lists() -> None:
     assert stored.pack(base) and siblings[0].version == siblings[1].version
     for room in (*siblings, *siblings):
         assert unpack(stored.pack(room)) == plain(room)
+
+
+def test_a_finished_games_parts_are_not_kept() -> None:
+    """Its room commits a few times more (a rematch offered, declined, linked): each packs it
+    whole again, exactly as before; games still going stay."""
+    stored = StoredForm()
+    going, done = versions(3)[:12], versions(5)
+    assert done[-1].game.outcome is not None
+    for room in [*going, *done]:
+        stored.pack(room)
+    assert len(stored) == 1
+    again = done[-1].evolve(version=done[-1].version + 1, rematch_offer=0)
+    assert unpack(stored.pack(again)) == plain(again)
+    assert unpack(stored.pack(done[-1])) == plain(done[-1])
+    assert len(stored) == 1
