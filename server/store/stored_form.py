@@ -25,11 +25,6 @@ GAMES_KEPT = 4096
 """Games whose packed parts are kept (least recently written go first); a miss only costs
 packing the game's parts again."""
 
-# A finished game's parts are dropped once its last version is packed: the few commits its room
-# still makes (a rematch offered, declined or linked) pack them again, and kept, each finished
-# game held about 4 KB until 4,096 later games had pushed it out (a server's RSS grew by about
-# 1 MB a minute for the first hour of bench/soak.py; docs/PERFORMANCE.md, "Soak").
-
 
 def map_header(n: int) -> bytes:
     if n < 16:
@@ -87,7 +82,12 @@ class StoredForm:
         self._kept = games_kept
 
     def pack(self, room: Room) -> bytes:
-        """The stored form of ``room``: the bytes of ``pack(room.to_data())`` up to key order."""
+        """The stored form of ``room``: the bytes of ``pack(room.to_data())`` up to key order.
+
+        A finished game's parts are dropped once it is packed: the few commits its room still
+        makes (a rematch offered, declined or linked) pack them whole again. Kept, each held
+        about 4 KB until 4,096 later games had pushed it out (some 17 MB; bench/soak.py's server
+        grew by about 1 MB a minute: docs/PERFORMANCE.md, twentieth session)."""
         parts = room.game.snapshot_parts()
         game = self._game(parts.fixed)
         state = (map_header(len(parts.fixed) + len(parts.changing) + len(parts.appended)) + game.fixed_bytes
