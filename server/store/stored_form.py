@@ -89,13 +89,11 @@ class StoredForm:
         about 4 KB until 4,096 later games had pushed it out (some 17 MB; bench/soak.py's server
         grew by about 1 MB a minute: docs/PERFORMANCE.md, twentieth session)."""
         parts = room.game.snapshot_parts()
-        game = self._game(parts.fixed)
+        game = self._game(parts.fixed, keep=room.game.outcome is None)
         state = (map_header(len(parts.fixed) + len(parts.changing) + len(parts.appended)) + game.fixed_bytes
                  + packed_pairs(parts.changing)
                  + b"".join(game.appended(key, items) for key, items in parts.appended.items()))
         fields = room.stored_fields()
-        if room.game.outcome is not None:
-            self._games.pop(id(parts.fixed), None)
         return b"".join((map_header(len(fields) + 1), packed_pairs(fields),
                          _GAME, map_header(2), _KIND, pack(room.kind), _STATE, state))
 
@@ -103,13 +101,20 @@ class StoredForm:
         """Games whose packed parts are kept."""
         return len(self._games)
 
-    def _game(self, fixed: dict[str, Any]) -> _Game:
+    def _game(self, fixed: dict[str, Any], keep: bool) -> _Game:
+        """The packed parts of ``fixed``'s game, kept for its next version if ``keep`` (taken out
+        otherwise: a finished game's is not made room for at another game's expense)."""
         key = id(fixed)
         game = self._games.get(key)
         if game is not None and game.fixed is fixed:
-            self._games.move_to_end(key)
+            if keep:
+                self._games.move_to_end(key)
+            else:
+                del self._games[key]
             return game
-        game = self._games[key] = _Game(fixed)
-        while len(self._games) > self._kept:
-            self._games.popitem(last=False)
+        game = _Game(fixed)
+        if keep:
+            self._games[key] = game
+            while len(self._games) > self._kept:
+                self._games.popitem(last=False)
         return game

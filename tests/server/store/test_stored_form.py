@@ -92,3 +92,12 @@ def test_a_finished_games_parts_are_not_kept() -> None:
     assert unpack(stored.pack(again)) == plain(again)
     assert unpack(stored.pack(done[-1])) == plain(done[-1])
     assert len(stored) == 1
+
+
+def test_packing_a_finished_game_pushes_out_no_game_still_going() -> None:
+    stored = StoredForm(games_kept=1)
+    going, done = versions(3)[:12], versions(5)[-1]
+    stored.pack(going[-2])
+    assert unpack(stored.pack(done)) == plain(done)
+    assert len(stored) == 1  # the going game's parts: the finished one took no room
+    assert unpack(stored.pack(going[-1])) == plain(going[-1])
