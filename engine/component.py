@@ -29,7 +29,10 @@ def _sweep(adj: list[int], start: int) -> list[int]:
     return order
 
 
-_SOLUTIONS = 64  # a component with more partial solutions than this in a step: bitset pass
+_SOLUTIONS = 128  # a component with more partial solutions than this in a step: bitset pass
+# (128, not 64: the bitset pass and its min-max reads cost more than carrying up to 128 packed
+# solutions; 3% less auto-reveal per explore move interleaved over 500 games, a game's cache no
+# larger: bench/reveal.py --interleave 500, docs/PERFORMANCE.md, twenty-first session)
 _CS3 = [[c for c in range(3) if sig >> c & 1] for sig in range(8)]  # constraints of a signature
 
 
@@ -48,14 +51,18 @@ class _Comp:
     counts so far per state (``layers``, ``bounds``, ``deltas``), and ``_Rest`` runs a backward
     pass over it.  A lone constraint needs neither (``sols`` and ``layers`` None).
     ``feasible``: the component's possible mine counts.  ``rest(allowed)``: the boxes'
-    possible counts when it may hold only the counts in ``allowed`` (memoised)."""
+    possible counts when it may hold only the counts in ``allowed`` (memoised: the latest in
+    ``last``, others in a dict made only when a second one is asked for; most components are
+    only ever asked for one, and an auto-reveal under load finds them gone cold since the
+    room's last move, so that one is read off the component itself)."""
 
-    __slots__ = ("_rests", "bounds", "box_masks", "box_sizes", "cons", "deltas", "feasible", "layers", "mask",
+    __slots__ = ("_rests", "bounds", "last", "box_masks", "box_sizes", "cons", "deltas", "feasible", "layers", "mask",
                  "needs0", "sols")
 
     def __init__(self, cons: tuple, limit: int | None = None) -> None:
         self.cons = cons
-        self._rests: dict[int, _Rest] = {}
+        self._rests: dict[int, _Rest] | None = None
+        self.last: _Rest | None = None
         self.layers = self.bounds = self.deltas = self.sols = None
         if len(cons) == 1:  # one number's cells: need n of them
             need, mask = cons[0]
@@ -227,11 +234,21 @@ class _Comp:
         self.feasible = feasible
 
     def rest(self, allowed: int) -> _Rest:
-        r = self._rests.get(allowed)
-        if r is None:
-            if len(self._rests) >= 16:
-                self._rests.clear()
-            r = self._rests[allowed] = _Rest(self, allowed)
+        r = self.last
+        if r is not None:
+            if r.allowed == allowed:
+                return r
+            rests = self._rests
+            if rests is None:
+                rests = self._rests = {r.allowed: r}
+            r = rests.get(allowed)
+            if r is None:
+                if len(rests) >= 16:
+                    rests.clear()
+                r = rests[allowed] = _Rest(self, allowed)
+        else:
+            r = _Rest(self, allowed)
+        self.last = r
         return r
 
     def minmax(self, contrib: dict[int, list[int]]) -> dict[int, tuple[int, int]]:
@@ -347,9 +364,12 @@ def _derive(olds: list[_Comp], cons: tuple, unknown: int, mines: int) -> _Comp |
     Exact because every solution of the new constraints restricted to an old component's
     constraints is a solution of those (with the cells gone since fixed: safe, or a mine in
     ``mines``), so the new solutions are among the products of the old ones, reduced by the
-    gone cells, then split by each constraint of ``cons`` that is not literally an old one;
-    each such constraint keeps exactly the splits that meet it.  (The old constraints reduced
-    by gone cells are among those applied; they hold already, and keep every solution.)
+    gone cells, then split by each constraint of ``cons`` that is neither an old one nor an
+    old one reduced by the gone cells (those hold in every such product already: a box lies
+    wholly inside or outside each constraint of its component, and loses its gone cells and
+    their mines from both); each constraint applied keeps exactly the splits that meet it.
+    Why the reduced ones are left out: they were two thirds of the constraints applied, each
+    a pass over the boxes and the solutions that kept every solution.
     Boxes may come out finer than ``_Comp`` would make them: still sets of interchangeable
     cells, which is all the verdicts assume.
     """
@@ -360,7 +380,11 @@ def _derive(olds: list[_Comp], cons: tuple, unknown: int, mines: int) -> _Comp |
     gone_all = ~unknown
     union = 0  # the cells left in the boxes (a component's mask is the union of its boxes')
     for comp in olds:
-        known.update(comp.cons)
+        for c in comp.cons:  # the old constraints, and each as the gone cells reduce it
+            known.add(c)
+            gone = c[1] & gone_all
+            if gone:
+                known.add((c[0] - (gone & mines).bit_count(), c[1] ^ gone))
         csols = comp.sols
         if csols is None:
             if comp.layers is not None:
@@ -469,7 +493,7 @@ def _derive(olds: list[_Comp], cons: tuple, unknown: int, mines: int) -> _Comp |
                 del masks[j], sizes[j]
     comp = _Comp.__new__(_Comp)
     comp.cons = cons
-    comp._rests = {}
+    comp._rests = comp.last = None
     comp.layers = comp.bounds = comp.deltas = None
     comp.mask = union
     comp.box_masks = tuple(masks)

@@ -33,7 +33,7 @@ class _Rest:
     def __init__(self, comp: _Comp, allowed: int) -> None:
         self.allowed = allowed
         self._seen: dict[int, object] = {}
-        self._func: dict[int, object] = {}
+        self._func: dict[int, object] | None = None  # made on first use: few restrictions are asked
         sols = comp.sols
         if sols is not None:
             if comp.feasible & ~allowed:
@@ -91,11 +91,11 @@ class _Rest:
                     multi.append((i, m, s))
                 else:
                     mid.append((m, kset.bit_length() - 1))
-        self.partial = partial
+        self.partial = partial or ()  # (empty: the shared empty tuple, one object fewer to keep)
         self.safe = safe
         self.mines = mines
-        self.multi = multi
-        self.mid = mid
+        self.multi = multi or ()
+        self.mid = mid or ()
 
     def _read(self, comp: _Comp, sols: list[int]) -> None:
         """The same, read off the allowed solutions ``sols``: only the boxes whose count differs
@@ -140,11 +140,11 @@ class _Rest:
             sh += 4
             i += 1
         self.ksets = ksets
-        self.partial = partial
+        self.partial = partial or ()  # (empty: the shared empty tuple, one object fewer to keep)
         self.safe = safe
         self.mines = mines
-        self.multi = multi
-        self.mid = mid
+        self.multi = multi or ()
+        self.mid = mid or ()
 
     def seen(self, w: int):
         """What the cells ``w`` of this component add to the number of a safe cell that sees
@@ -185,6 +185,8 @@ class _Rest:
         component this restricts) add, per mine count m the component may hold, ``{m: count}``
         if each m fixes it, else ``_VARY``."""
         memo = self._func
+        if memo is None:
+            memo = self._func = {}
         out = memo.get(w, memo)
         if out is not memo:
             return out

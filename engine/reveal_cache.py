@@ -43,6 +43,7 @@ from .restriction import _VARY
 __all__ = ["RevealCache"]
 
 Cell = tuple[int, int]
+_STATS = ("extended", "fresh", "repeated", "component_hits", "component_builds", "component_derived")
 
 
 class RevealCache:
@@ -61,9 +62,12 @@ class RevealCache:
     that it extends, or from scratch) and up to ``components`` solved frontier components, keyed
     by their constraints (``components=0``: none); each store is cleared or trimmed when full.
     ``stats`` counts what was reused (for tests and benchmarks; it never changes an answer).
+    The counts are slots of the cache, not a dict of its own: an auto-reveal under load finds
+    a room's cache gone cold since its last move, and a dict is one more object to fetch.
     """
 
-    __slots__ = ("_board", "_comp_limit", "_comps", "_state_limit", "_states", "stats")
+    __slots__ = ("_board", "_comp_limit", "_comps", "_state_limit", "_states", "component_builds",
+                 "component_derived", "component_hits", "extended", "fresh", "repeated")
 
     def __init__(self, states: int = 4, components: int = 16) -> None:
         if states < 1 or components < 0:
@@ -73,8 +77,14 @@ class RevealCache:
         self._state_limit = states
         self._comp_limit = components
         self._board: tuple = (None, None, None)  # (width, height), geometry, dilation masks
-        self.stats = {"extended": 0, "fresh": 0, "repeated": 0, "component_hits": 0, "component_builds": 0,
-                      "component_derived": 0}
+        self.extended = self.fresh = self.repeated = 0
+        self.component_hits = self.component_builds = self.component_derived = 0
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """What was reused so far: positions extended, solved afresh, repeated; components
+        found in the store, built, derived."""
+        return {name: getattr(self, name) for name in _STATS}
 
     def __len__(self) -> int:
         """Positions held (at most ``states``)."""
@@ -176,17 +186,17 @@ class RevealCache:
                     tail = [item for item in numbers.items() if item[0] not in pnums]
                     break
         if parent is not None and not tail and parent.vis == vis:
-            self.stats["repeated"] += 1
+            self.repeated += 1
             if parent is not last:
                 states.remove(parent)
                 states.append(parent)
             return parent
         if parent is None:
-            self.stats["fresh"] += 1
+            self.fresh += 1
             parent = _State.empty(key, geo)
             tail = list(numbers.items())
         else:
-            self.stats["extended"] += 1
+            self.extended += 1
         # The cells new since the parent, checked as deduce._parse checks every cell.
         new = []
         for cell, value in tail:
@@ -262,11 +272,11 @@ class RevealCache:
             else:
                 new = tail
         elif not new and mine is None:
-            self.stats["repeated"] += 1
+            self.repeated += 1
             return base
         else:
             tail = new
-        self.stats["extended"] += 1
+        self.extended += 1
         state = _extend(self, geo, board[2], base, new, vis, total_mines)
         if tail:  # the numbers' keys and values in the order the caller added them
             cells = geo.cells
@@ -290,14 +300,14 @@ class RevealCache:
     def _component(self, cons: tuple) -> _Comp:
         comp = self._comps.get(cons)
         if comp is not None:
-            self.stats["component_hits"] += 1
+            self.component_hits += 1
             return comp
         comp = _Comp(cons)  # raises ValueError when the constraints admit no layout
-        self._store(cons, comp, "component_builds")
+        self.component_builds += 1
+        self._store(cons, comp)
         return comp
 
-    def _store(self, cons: tuple, comp: _Comp, how: str) -> None:
-        self.stats[how] += 1
+    def _store(self, cons: tuple, comp: _Comp) -> None:
         if not self._comp_limit:
             return
         if len(self._comps) >= self._comp_limit:
@@ -525,7 +535,8 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
                 if comp is None:
                     comp = _derive(olds, cons, unknown, gone_mine)
                     if comp is not None:
-                        cache._store(cons, comp, "component_derived")
+                        cache.component_derived += 1
+                        cache._store(cons, comp)
             comps.append(comp if comp is not None else cache._component(cons))
     else:
         for _, gc in groups:
@@ -556,12 +567,14 @@ def _extend(cache: RevealCache, geo, shifts, parent: _State, new, vis: int, tota
         nclean = len(clean)
         for k, comp in enumerate(comps):
             a = allowed[k]
-            rest = comp._rests.get(a)
-            if rest is None:
+            rest = comp.last
+            if rest is None or rest.allowed != a:
                 rest = comp.rest(a)
-            parts.append((comp, rest))
             safe_all |= rest.safe
-            if k >= nclean or rest is not clean[k][1]:
+            if k < nclean and rest is clean[k][1]:
+                parts.append(clean[k])  # the parent's pair itself: nothing new to keep
+            else:
+                parts.append((comp, rest))
                 changed |= comp.mask
         parts = tuple(parts)
         if int_kset == 1:
