@@ -270,27 +270,39 @@ class _Comp:
                 elif v > old[1]:
                     out[m] = (old[0], v)
             return out
-        states = {(self.needs0, 0): (0, 0)}
+        # The forward pass with each state packed in one int, needs << 8 | mines so far, and its
+        # (min, max) as min | max << 8 (a cell's number is at most 8, a component's mines at most
+        # the board's): no tuple made or hashed per step, which was most of this pass's cost.
+        states = {self.needs0 << 8: 0}
         for i, bd in enumerate(self.bounds):
             cb = contrib.get(i)
-            delta = self.deltas[i]
-            new: dict = {}
-            for (key, m), (lo, hi) in states.items():
-                b = bd.get(key)
+            step = 1 - (self.deltas[i] << 8)  # one more mine in box i: needs less delta, mines + 1
+            new: dict[int, int] = {}
+            for state, span in states.items():
+                b = bd.get(state >> 8)
                 if b is None:
                     continue
-                nk = key - (b & 15) * delta
-                for k in range(b & 15, (b >> 4) + 1):
-                    d = cb[k] if cb is not None else 0
-                    nkey = (nk, m + k)
-                    nk -= delta
-                    old = new.get(nkey)
+                k = b & 15
+                nstate = state + k * step
+                for k in range(k, (b >> 4) + 1):
+                    nspan = span
+                    if cb is not None:
+                        d = cb[k]
+                        nspan += d | d << 8
+                    old = new.get(nstate)
                     if old is None:
-                        new[nkey] = (lo + d, hi + d)
-                    else:
-                        new[nkey] = (min(old[0], lo + d), max(old[1], hi + d))
+                        new[nstate] = nspan
+                    elif old != nspan:
+                        lo = old & 255
+                        hi = old >> 8
+                        if nspan & 255 < lo:
+                            lo = nspan & 255
+                        if nspan >> 8 > hi:
+                            hi = nspan >> 8
+                        new[nstate] = lo | hi << 8
+                    nstate += step
             states = new
-        return {m: v for (key, m), v in states.items() if key == 0}
+        return {state & 255: (span & 255, span >> 8) for state, span in states.items() if state >> 8 == 0}
 
 
 def _solutions(needs0: int, steps: list, limit: int) -> list[int] | None:
