@@ -74,7 +74,6 @@ class _Rest:
                         ng[key] = acc
                 g = ng
                 ksets[i] = kset
-        self.ksets = ksets
         safe = mines = 0
         partial = []  # boxes holding, in some layout, some but not all of their cells' mines
         multi = []  # boxes of several possible counts: (position, mask, size)
@@ -91,11 +90,7 @@ class _Rest:
                     multi.append((i, m, s))
                 else:
                     mid.append((m, kset.bit_length() - 1))
-        self.partial = partial or ()  # (empty: the shared empty tuple, one object fewer to keep)
-        self.safe = safe
-        self.mines = mines
-        self.multi = multi or ()
-        self.mid = mid or ()
+        self._found(ksets, safe, mines, partial, multi, mid)
 
     def _read(self, comp: _Comp, sols: list[int]) -> None:
         """The same, read off the allowed solutions ``sols``: only the boxes whose count differs
@@ -139,10 +134,15 @@ class _Rest:
             ksets.append(kset)
             sh += 4
             i += 1
+        self._found(ksets, safe, mines, partial, multi, mid)
+
+    def _found(self, ksets: list[int], safe: int, mines: int, partial: list, multi: list, mid: list) -> None:
+        """Keep what ``__init__`` or ``_read`` found; an empty list as the shared empty tuple
+        (one object fewer for the room's reveal data to hold and touch)."""
         self.ksets = ksets
-        self.partial = partial or ()  # (empty: the shared empty tuple, one object fewer to keep)
         self.safe = safe
         self.mines = mines
+        self.partial = partial or ()
         self.multi = multi or ()
         self.mid = mid or ()
 

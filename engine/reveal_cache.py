@@ -66,8 +66,7 @@ class RevealCache:
     a room's cache gone cold since its last move, and a dict is one more object to fetch.
     """
 
-    __slots__ = ("_board", "_comp_limit", "_comps", "_state_limit", "_states", "component_builds",
-                 "component_derived", "component_hits", "extended", "fresh", "repeated")
+    __slots__ = ("_board", "_comp_limit", "_comps", "_state_limit", "_states", *_STATS)
 
     def __init__(self, states: int = 4, components: int = 16) -> None:
         if states < 1 or components < 0:
