@@ -41,12 +41,17 @@ class Outbox:
     :meth:`run` as a task (it ends when the connection is closed or a send failed),
     registers the box with the hub, and awaits/cancels that task when done::
 
-        box = Outbox(viewer, "msgpack", player_id, frame_sender(websocket), close_fn, maxsize=64)
+        box = Outbox(viewer, "msgpack", player_id, frame_sender(websocket), close_fn, maxsize=64,
+                     write_now=frame_writer(websocket))
         writer = asyncio.create_task(box.run())
+
+    ``write_now`` (inline only): writes a frame without a coroutine when it can, and says
+    whether it did (:func:`~server.edge.raw_send.frame_writer`); when it did not, the frame
+    takes ``send``.
     """
 
     __slots__ = ("viewer", "codec", "player_id", "version", "_waiting", "_maxsize", "_send", "_close",
-                 "_busy", "_done", "_inline", "closed", "close_code", "on_rematch")
+                 "_busy", "_done", "_inline", "_write_now", "closed", "close_code", "on_rematch")
 
     def __init__(
         self,
@@ -57,6 +62,7 @@ class Outbox:
         close: Callable[[int, str], Awaitable[None]],
         maxsize: int = 64,
         inline: bool = True,
+        write_now: Callable[[Frame], bool] | None = None,
     ) -> None:
         self.viewer = viewer
         self.codec = codec
@@ -69,6 +75,7 @@ class Outbox:
         self._busy: asyncio.Task[None] | None = None  # finishing a suspended send, then the waiting ones
         self._done = asyncio.Event()  # closed, or a send failed
         self._inline = inline
+        self._write_now = write_now if inline else None
         self.closed = False
         self.close_code: int | None = None
         self.on_rematch: Callable[[str], None] | None = None
@@ -81,6 +88,13 @@ class Outbox:
                 return False
             self._waiting.append(frame)
             return True
+        if self._write_now is not None:
+            try:
+                if self._write_now(frame):
+                    return True
+            except Exception:
+                self._failed(frame)
+                return True
         self._start(frame)
         return True
 

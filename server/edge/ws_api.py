@@ -31,7 +31,7 @@ from .auth import bearer_token
 from .follow import Whereabouts
 from .frames import client_frames
 from .outbox import Outbox
-from .raw_send import frame_sender
+from .raw_send import frame_sender, frame_writer
 
 log = logging.getLogger("mineduel.ws")
 
@@ -79,7 +79,7 @@ async def _game_socket(websocket: WebSocket) -> None:
         await websocket.close(code, reason)
 
     box = Outbox(room.viewer_of(player), "msgpack", player.id if player else None, frame_sender(websocket), close,
-                 maxsize=settings.send_queue, inline=settings.inline_send)
+                 maxsize=settings.send_queue, inline=settings.inline_send, write_now=frame_writer(websocket))
     writer = asyncio.create_task(box.run())
     where = Whereabouts(hub, box, room_id, follow)
     try:

@@ -45,7 +45,7 @@ from . import wire
 from .admission import admitted
 from .browser_session import BrowserConn, Session
 from .frames import client_frames
-from .raw_send import frame_sender
+from .raw_send import frame_sender, frame_writer
 from .refusals import refusal_notice
 from .solo_session import SoloSession
 
@@ -152,7 +152,7 @@ async def _browser_socket(websocket: WebSocket) -> None:
     conn = BrowserConn(html, room.viewer_of(player), sound.codec_name(websocket, html.name),
                        player.id if player else None, frame_sender(websocket, text=True), close,
                        maxsize=settings.send_queue, inline=settings.inline_send,
-                       latest=lambda: hub.room(room_id))
+                       write_now=frame_writer(websocket, text=True), latest=lambda: hub.room(room_id))
     conn.shows_end = websocket.query_params.get("end") == "1"  # the page was served finished
     writer = asyncio.create_task(conn.run(), name=f"ws-writer-{room_id}")
     beat: asyncio.Task[None] | None = None

@@ -22,7 +22,7 @@ from ..web.site import web_of
 from .admission import admitted
 from .frames import client_frames
 from .outbox import Outbox
-from .raw_send import frame_sender
+from .raw_send import frame_sender, frame_writer
 
 
 async def _lobby_socket(websocket: WebSocket) -> None:
@@ -35,7 +35,8 @@ async def _lobby_socket(websocket: WebSocket) -> None:
         await websocket.close(code, reason)
 
     conn = Outbox(SPECTATOR, "html", player.id if player else None, frame_sender(websocket, text=True), close,
-                  maxsize=settings.send_queue, inline=settings.inline_send)
+                  maxsize=settings.send_queue, inline=settings.inline_send,
+                  write_now=frame_writer(websocket, text=True))
     writer = asyncio.create_task(conn.run(), name="ws-lobby-writer")
     watcher = LobbyWatcher(conn.player_id, conn.send, lang_of(websocket))
     feed.watch(watcher)

@@ -43,7 +43,7 @@ from . import new_game
 from .admission import admitted
 from .frames import client_frames
 from .outbox import Outbox
-from .raw_send import frame_sender
+from .raw_send import frame_sender, frame_writer
 
 log = logging.getLogger("mineduel.ws_pair")
 
@@ -72,7 +72,8 @@ async def _pair_socket(websocket: WebSocket) -> None:
         await websocket.close(code, reason)
 
     conn = Outbox(SPECTATOR, "html", player.id, frame_sender(websocket, text=True), close,
-                  maxsize=state.settings.send_queue, inline=state.settings.inline_send)
+                  maxsize=state.settings.send_queue, inline=state.settings.inline_send,
+                  write_now=frame_writer(websocket, text=True))
     writer = asyncio.create_task(conn.run(), name="ws-pair-writer")
     try:
         await _seek_while_open(websocket, conn, await state.guests.current(player), pool)
