@@ -1,7 +1,8 @@
 """The seam between the store and a Redis client, for the commands on the move path.
 
-The commit (``EVALSHA``), the room load (``HMGET``) and the sweeper's due list (one
-``ZRANGEBYSCORE`` per due index, written together every 0.1 s) go through a :class:`CommandLink`:
+The commit (``EVALSHA``), the room load (``HMGET``), the sweeper's due list (one
+``ZRANGEBYSCORE`` per due index, written together every 0.1 s) and a room's presence write (the
+``PRESENCE`` script: two rooms' at each rematch) go through a :class:`CommandLink`:
 
 - :class:`~server.store.resp.RespClient`, the lean pipelined client (a speed bypass: redis-py
   spends as much Python per command as the engine spends on a move), when the URL is one it
