@@ -1,8 +1,9 @@
 """The seam between the store and a Redis client, for the commands on the move path.
 
 The commit (``EVALSHA``), the room load (``HMGET``), the sweeper's due list (one
-``ZRANGEBYSCORE`` per due index, written together every 0.1 s) and a room's presence write (the
-``PRESENCE`` script: two rooms' at each rematch) go through a :class:`CommandLink`:
+``ZRANGEBYSCORE`` per due index, written together every 0.1 s) and the presence writes (the
+``PRESENCE`` script: two rooms' at each rematch, and every room's refresh, written together in
+batches) go through a :class:`CommandLink`:
 
 - :class:`~server.store.resp.RespClient`, the lean pipelined client (a speed bypass: redis-py
   spends as much Python per command as the engine spends on a move), when the URL is one it
@@ -23,7 +24,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from .resp import Address, RespClient
+from .resp import Address, RespClient, ScriptCall
 
 
 class CommandLink(Protocol):
@@ -36,6 +37,13 @@ class CommandLink(Protocol):
 
     async def evalsha(self, script: str, keys: list[str], args: list[bytes | str | int]) -> Any:
         """``EVALSHA`` of ``script``, loading it first if the server does not know it."""
+        ...
+
+    async def evalsha_many(self, script: str, calls: Sequence[ScriptCall]) -> list[Any]:
+        """``EVALSHA`` of ``script`` once per ``(keys, args)`` of ``calls``, written together (one
+        round trip, no transaction; all again after loading the script if the server did not
+        know it, so the script must be one that may run twice): the replies in order, or the
+        first failure raised."""
         ...
 
     async def evalsha_durable(self, script: str, keys: list[str], args: list[bytes | str | int],
@@ -71,6 +79,13 @@ class RedisPyLink:
 
     async def evalsha(self, script: str, keys: list[str], args: list[bytes | str | int]) -> Any:
         return await self._registered(script)(keys=keys, args=args)
+
+    async def evalsha_many(self, script: str, calls: Sequence[ScriptCall]) -> list[Any]:
+        registered = self._registered(script)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for keys, args in calls:
+                await registered(keys=keys, args=args, client=pipe)
+            return list(await pipe.execute())
 
     async def evalsha_durable(self, script: str, keys: list[str], args: list[bytes | str | int],
                               timeout_ms: int) -> tuple[Any, Any]:

@@ -68,6 +68,10 @@ class ErrorReply:
         return ResponseError(self.message)
 
 
+ScriptCall = tuple[list[str], list[bytes | str | int]]
+"""One run of a script: its keys and its arguments."""
+
+
 def encode(*args: bytes | str | int) -> bytes:
     """One command as a RESP array of bulk strings."""
     parts = [b"*%d\r\n" % len(args)]
@@ -306,6 +310,17 @@ class RespClient:
         except NoScriptError:
             await self.execute("SCRIPT", "LOAD", script)
             return await self.execute("EVALSHA", sha, len(keys), *keys, *args)
+
+    async def evalsha_many(self, script: str, calls: Sequence[ScriptCall]) -> list[Any]:
+        """``EVALSHA`` of ``script`` for each ``(keys, args)`` of ``calls`` in one write; all of
+        them again after ``SCRIPT LOAD`` if the server did not know the script."""
+        sha = self._sha(script)
+        commands = [("EVALSHA", sha, len(keys), *keys, *args) for keys, args in calls]
+        try:
+            return await self.execute_many(commands)
+        except NoScriptError:
+            await self.execute("SCRIPT", "LOAD", script)
+            return await self.execute_many(commands)
 
     async def evalsha_durable(self, script: str, keys: list[str], args: list[bytes | str | int],
                               timeout_ms: int) -> tuple[Any, Any]:

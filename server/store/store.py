@@ -76,7 +76,6 @@ class Store:
         self.redis = aioredis.Redis(connection_pool=pool, decode_responses=False)
         # the move path (commit, load) goes through the client seam: server/store/link.py
         self.link = open_link(url, lean=lean, timeout_s=5, connect_timeout_s=2)
-        self._presence = self.redis.register_script(scripts.PRESENCE)
         self._drop_due = self.redis.register_script(scripts.DROP_DUE)
         self._solo_result = self.redis.register_script(scripts.SOLO_RESULT)
         self._keep_analysis = self.redis.register_script(scripts.KEEP_ANALYSIS)
@@ -269,21 +268,18 @@ class Store:
         is connected over all processes (and publishes it when ``publish``). Through the move
         path's link: each rematch writes two rooms' presence, and through redis-py a write
         cost about 0.3 ms of the app's CPU (1.3% of it under load, docs/PERFORMANCE.md)."""
-        text = await self.link.evalsha(scripts.PRESENCE, **_presence_call(room_id, process_id, counts, ttl_s, now_ms,
-                                                                           publish))
+        text = await self.link.evalsha(scripts.PRESENCE, *_presence_call(room_id, process_id, counts, ttl_s, now_ms,
+                                                                          publish))
         return _attendance(text)
 
     async def refresh_presence(self, rooms: Sequence[tuple[str, tuple[int, int, int]]], process_id: str, ttl_s: int,
                                now_ms: int) -> list[Attendance]:
         """:meth:`set_presence` without publishing, for each ``(room id, counts)`` of ``rooms``,
-        in one round trip (a pipeline): a process's periodic refresh of its fields. Why: a
-        redis-py call costs about 0.1 ms of the app's CPU, and one call per room every 10 s
-        was 1.6% of its CPU with 500 rooms under load (docs/PERFORMANCE.md)."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for room_id, counts in rooms:
-                await self._presence(**_presence_call(room_id, process_id, counts, ttl_s, now_ms, False), client=pipe)
-            texts = await pipe.execute()
-        return [_attendance(text) for text in texts]
+        in one round trip through the move path's link: a process's periodic refresh of its
+        fields. Why: one redis-py call per room every 10 s was 1.6% of the app's CPU with 500
+        rooms under load, and a redis-py pipeline of them still 0.6% (docs/PERFORMANCE.md)."""
+        calls = [_presence_call(room_id, process_id, counts, ttl_s, now_ms, False) for room_id, counts in rooms]
+        return [_attendance(text) for text in await self.link.evalsha_many(scripts.PRESENCE, calls)]
 
     async def claim_ticket(self, ticket: str, ttl_ms: int) -> bool:
         """Mark a room page's socket ticket used (``SET NX``, expiring after ``ttl_ms``): True
@@ -298,11 +294,11 @@ class Store:
 
 
 def _presence_call(room_id: str, process_id: str, counts: tuple[int, int, int], ttl_s: int, now_ms: int,
-                   publish: bool) -> dict[str, list[Any]]:
+                   publish: bool) -> tuple[list[str], list[bytes | str | int]]:
     """The ``PRESENCE`` script's keys and arguments."""
     spectators, seat0, seat1 = counts
-    return {"keys": [watchers_key(room_id), channel(room_id)],
-            "args": [process_id, spectators, ttl_s, "1" if publish else "0", seat0, seat1, now_ms, PRESENCE_KEEP_S]}
+    return ([watchers_key(room_id), channel(room_id)],
+            [process_id, spectators, ttl_s, "1" if publish else "0", seat0, seat1, now_ms, PRESENCE_KEEP_S])
 
 
 def _attendance(text: Any) -> Attendance:

@@ -69,6 +69,9 @@ class Recorder:
         """As :class:`server.store.link.CommandLink` is called."""
         return self._record(next(n for n, text in SCRIPTS.items() if text == script), keys)
 
+    async def evalsha_many(self, script: str, calls: list[tuple[list[str], list[Any]]]) -> list[Any]:
+        return [await self.evalsha(script, keys, args) for keys, args in calls]
+
     async def redis_evalsha(self, sha: str, numkeys: int, *keys_and_args: Any) -> Any:
         """As redis-py's ``Script`` calls its client."""
         return self._record(BY_SHA[sha], list(keys_and_args[:numkeys]))
@@ -104,6 +107,8 @@ CALL_SITES: dict[str, tuple[str, CallSite, list[str]]] = {
                             ["game:{r0Samplee_}:state", "game:{r0Samplee_}:analysis"]),
     "Store.set_presence": ("PRESENCE", lambda s: s.store.set_presence(ROOM, "proc", (1, 0, 1), 30, 1_000, True),
                            ["game:{r0Samplee_}:watchers", "game:{r0Samplee_}:events"]),
+    "Store.refresh_presence": ("PRESENCE", lambda s: s.store.refresh_presence([(ROOM, (1, 0, 1))], "proc", 30, 1_000),
+                               ["game:{r0Samplee_}:watchers", "game:{r0Samplee_}:events"]),
     "Store.drop_clock": ("DROP_DUE", lambda s: s.store.drop_clock(ROOM, 1_000), ["clocks:{23mF}"]),
     "PlayerGames.record": ("PLAYER_GAME",  # one call per person seated (the computer has no list)
                            lambda s: s.games.record(open_room(ROOM, Duel.new(random.Random(1)),

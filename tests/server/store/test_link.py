@@ -87,6 +87,24 @@ async def test_commands_written_together_answer_in_order_and_fail_alike(guarded,
 
 
 @pytest.mark.parametrize("lean", [True, False])
+async def test_a_script_for_many_calls_answers_in_order_and_loads_itself_once_forgotten(guarded, lean: bool) -> None:
+    """``evalsha_many`` (the presence refresh): one reply per ``(keys, args)``, in order; after
+    ``SCRIPT FLUSH`` (a restarted server forgets its scripts) the script is loaded and all run."""
+    server, sock = guarded
+    link = open_link(urls(server, sock)[0], lean=lean)
+    script = "return redis.call('INCRBY', KEYS[1], ARGV[1])"
+    try:
+        await link.execute("DEL", "many-s1", "many-s2")
+        calls = [(["many-s1"], [2]), (["many-s2"], [5]), (["many-s1"], [1])]
+        assert await link.evalsha_many(script, calls) == [2, 5, 3]
+        await link.execute("SCRIPT", "FLUSH")
+        assert await link.evalsha_many(script, calls) == [5, 10, 6]
+        assert await link.evalsha_many(script, []) == []
+    finally:
+        await link.aclose()
+
+
+@pytest.mark.parametrize("lean", [True, False])
 async def test_pub_sub_over_tcp_and_unix_with_a_password(guarded, lean: bool) -> None:
     server, sock = guarded
     for url in urls(server, sock):
