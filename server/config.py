@@ -106,8 +106,9 @@ class Settings:
     """Speed bypass: frames written inline by stepping the send coroutine (server/edge/outbox.py);
     off = each send in a task."""
     raw_send: bool = True
-    """Speed bypass: data frames straight to the server's ASGI send (server/edge/raw_send.py);
-    off = through Starlette's send and the middleware stack."""
+    """Speed bypass: data frames straight to uvicorn's transport, or where it cannot take them to
+    the server's ASGI send (server/edge/raw_send.py); off = through Starlette's send and the
+    middleware stack."""
     log_level: str = "info"
     finished_ttl_s: int = 30 * 86_400
     """Retention of a finished game's keys (state and move log), renewed by a rematch offer; 0 = forever."""
