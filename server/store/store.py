@@ -43,6 +43,7 @@ from .keys import (
 )
 from .link import open_link
 from .messages import Attendance
+from .resp import ScriptCall
 
 log = logging.getLogger("mineduel.store")
 
@@ -294,7 +295,7 @@ class Store:
 
 
 def _presence_call(room_id: str, process_id: str, counts: tuple[int, int, int], ttl_s: int, now_ms: int,
-                   publish: bool) -> tuple[list[str], list[bytes | str | int]]:
+                   publish: bool) -> ScriptCall:
     """The ``PRESENCE`` script's keys and arguments."""
     spectators, seat0, seat1 = counts
     return ([watchers_key(room_id), channel(room_id)],
