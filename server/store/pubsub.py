@@ -6,10 +6,12 @@ a snapshot read safe). redis-py's ``PubSub`` reconnects and resubscribes by itse
 and hides both; so both implementations here are plain connections that do exactly this and
 nothing more: ``connect``, ``subscribe``/``unsubscribe`` (confirmations arrive as events),
 and ``read()`` returning ``("message", channel, data)``, ``("subscribe", channel, count)`` or
-``("unsubscribe", ...)``, raising ``ConnectionError`` when the link drops.
+``("unsubscribe", ...)``, raising ``ConnectionError`` when the link drops; ``listen(on_push)``
+hands each of those to ``on_push`` until it drops.
 
-- :class:`LeanPubSub` reads whole socket chunks and parses them with :mod:`server.store.resp`
-  (one read usually holds several messages under load): the fast path.
+- :class:`LeanPubSub` parses whole socket chunks with :mod:`server.store.resp` as they arrive
+  (one chunk usually holds several messages under load), and while listening hands each push
+  on from its protocol's ``data_received``, so no task is woken a message: the fast path.
 - :class:`RedisPyPubSub` uses one raw redis-py connection, so it serves every URL redis-py
   accepts (``rediss://``, options in the query): the fallback, and the plain path when the
   lean client is switched off (``MINEDUEL_LEAN_REDIS=off``).
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Callable
 from typing import Protocol
 
 from redis.asyncio.connection import ConnectionPool
@@ -44,6 +47,11 @@ class PubSub(Protocol):
         """The next push: ``(kind, channel, payload)``; raises ``ConnectionError`` when it drops."""
         ...
 
+    async def listen(self, on_push: Callable[[str, str, object], None]) -> None:
+        """Hand every push to ``on_push`` as it arrives (those read before first, in order)
+        until the link drops, then raise ``ConnectionError`` (or what ``on_push`` raised)."""
+        ...
+
 
 def open_pubsub(url: str, lean: bool = True) -> PubSub:
     """The lean connection when it can serve ``url`` and ``lean`` is on, else redis-py's."""
@@ -66,18 +74,69 @@ def _push(reply: object) -> tuple[str, str, object] | None:
     return None
 
 
+class _PushReader(asyncio.Protocol):
+    """The lean connection's reading end: whole chunks parsed as they arrive; while someone
+    listens, each push is handed on from here (no task woken a message), else the replies are
+    kept for :meth:`LeanPubSub.read`."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.buffer = ReplyBuffer()
+        self.replies: deque[object] = deque()
+        self.on_push: Callable[[str, str, object], None] | None = None
+        self.waiter: asyncio.Future[None] | None = None  # a read, or a listen waiting for the loss
+        self.lost: Exception | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        try:
+            replies = self.buffer.feed(data)  # a ProtocolError is a ConnectionError too
+            on_push = self.on_push
+            if on_push is None:
+                self.replies.extend(replies)
+                self._wake()
+                return
+            for reply in replies:
+                push = _push(reply)
+                if push is not None:
+                    on_push(*push)
+        except Exception as exc:  # a broken stream, an error reply, or the listener failed: done
+            self._lose(exc)
+            if self.transport is not None:
+                self.transport.abort()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._lose(PubSubError(f"pub/sub connection lost: {exc!r}" if exc else "pub/sub connection lost"))
+
+    def _lose(self, exc: Exception) -> None:
+        if self.lost is None:
+            self.lost = exc
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def wait(self) -> None:
+        """Until the next chunk of replies (reading) or the loss (listening)."""
+        self.waiter = asyncio.get_running_loop().create_future()
+        try:
+            await self.waiter
+        finally:
+            self.waiter = None
+
+
 class LeanPubSub:
     def __init__(self, address: Address) -> None:
         self.address = address
-        self._reader: asyncio.StreamReader | None = None
-        self._writer: asyncio.StreamWriter | None = None
-        self._buffer = ReplyBuffer()
-        self._replies: deque[object] = deque()
+        self._reader: _PushReader | None = None
 
     async def connect(self, timeout_s: float = 5.0) -> None:
-        self._buffer.clear()
-        self._replies.clear()
-        self._reader, self._writer = await asyncio.wait_for(self.address.open_streams(limit=2**22), timeout_s)
+        await self.close()
+        _transport, self._reader = await asyncio.wait_for(self.address.open(_PushReader), timeout_s)
         for command in self.address.login():
             if command[0] == "SELECT":
                 continue  # channels are not per database
@@ -87,9 +146,9 @@ class LeanPubSub:
                 raise PubSubError(reply.message)
 
     async def close(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-        self._reader = self._writer = None
+        reader, self._reader = self._reader, None
+        if reader is not None and reader.transport is not None:
+            reader.transport.close()
 
     async def subscribe(self, *channels: str) -> None:
         if channels:
@@ -100,9 +159,10 @@ class LeanPubSub:
             self._send("UNSUBSCRIBE", *channels)
 
     def _send(self, *args: str | int) -> None:
-        if self._writer is None or self._writer.is_closing():
+        reader = self._reader
+        if reader is None or reader.lost is not None or reader.transport is None or reader.transport.is_closing():
             raise PubSubError("pub/sub connection is closed")
-        self._writer.write(encode(*args))
+        reader.transport.write(encode(*args))
 
     async def read(self) -> tuple[str, str, object]:
         while True:
@@ -110,18 +170,34 @@ class LeanPubSub:
             if push is not None:
                 return push
 
+    async def listen(self, on_push: Callable[[str, str, object], None]) -> None:
+        reader = self._live()
+        while reader.replies:  # read before listening: first, in order
+            push = _push(reader.replies.popleft())
+            if push is not None:
+                on_push(*push)
+        reader.on_push = on_push
+        try:
+            while reader.lost is None:
+                await reader.wait()
+        finally:
+            reader.on_push = None
+        raise reader.lost
+
     async def _read_reply(self) -> object:
         """The next reply, parsed (:class:`server.store.resp.ReplyBuffer`) from whole chunks of
         the socket."""
-        while not self._replies:
-            reader = self._reader
-            if reader is None:
-                raise PubSubError("pub/sub connection is closed")
-            data = await reader.read(1 << 16)
-            if not data:
-                raise PubSubError("pub/sub connection lost")
-            self._replies.extend(self._buffer.feed(data))  # a ProtocolError is a ConnectionError too
-        return self._replies.popleft()
+        reader = self._live()
+        while not reader.replies:
+            if reader.lost is not None:
+                raise reader.lost
+            await reader.wait()
+        return reader.replies.popleft()
+
+    def _live(self) -> _PushReader:
+        if self._reader is None:
+            raise PubSubError("pub/sub connection is closed")
+        return self._reader
 
 
 class RedisPyPubSub:
@@ -153,6 +229,10 @@ class RedisPyPubSub:
     async def unsubscribe(self, *channels: str) -> None:
         if channels:
             await self._connection().send_command("UNSUBSCRIBE", *channels, check_health=False)
+
+    async def listen(self, on_push: Callable[[str, str, object], None]) -> None:
+        while True:
+            on_push(*await self.read())
 
     async def read(self) -> tuple[str, str, object]:
         while True:

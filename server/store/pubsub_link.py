@@ -50,17 +50,23 @@ class PubSubLink:
         """Read and hand on every message until stopped; reconnect after each loss."""
         backoff = FIRST_BACKOFF_S
         while not self.stopping:
+            heard = False
+
+            def on_push(kind: str, chan: str, payload: object) -> None:
+                nonlocal heard
+                heard = True
+                self.on_message(kind, chan, payload)
+
             try:
-                while True:
-                    kind, chan, payload = await self.pubsub.read()
-                    self.on_message(kind, chan, payload)
-                    backoff = FIRST_BACKOFF_S
+                await self.pubsub.listen(on_push)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
                 if self.stopping:
                     return
                 redis_down(self.metrics, "pubsub", exc)
+            if heard:  # the link worked since it was (re)made: the next reconnect starts afresh
+                backoff = FIRST_BACKOFF_S
             backoff = await self._reconnect(backoff)
 
     async def _reconnect(self, backoff: float) -> float:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 
@@ -73,6 +73,11 @@ class PubSubOver:
 
     async def read(self) -> tuple[str, str, object]:
         return await self.inner.read()
+
+    async def listen(self, on_push: Callable[[str, str, object], None]) -> None:
+        """Through :meth:`read`, one push at a time (what the tests override)."""
+        while True:
+            on_push(*await self.read())
 
 
 class GatedPubSub(PubSubOver):

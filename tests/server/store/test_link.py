@@ -122,6 +122,44 @@ async def test_pub_sub_over_tcp_and_unix_with_a_password(guarded, lean: bool) ->
 
 
 @pytest.mark.parametrize("lean", [True, False])
+async def test_a_listener_hears_every_push_in_order_until_the_link_drops(guarded, lean: bool) -> None:
+    """``listen``: pushes read before it began come first; then each as it arrives; a listener
+    that raises ends it with its exception; a dropped link ends it with a ``ConnectionError``."""
+    server, sock = guarded
+    url = urls(server, sock)[0]
+    ps, link = open_pubsub(url, lean=lean), open_link(url)
+    heard: list[tuple[str, str, object]] = []
+    try:
+        await ps.connect()
+        await ps.subscribe("listen-a", "listen-b")
+        await asyncio.sleep(0.1)  # the confirmations arrive before anyone listens
+        listening = asyncio.create_task(ps.listen(lambda *push: heard.append(push)))
+        for k in range(3):
+            await link.execute("PUBLISH", "listen-b" if k % 2 else "listen-a", b"m%d" % k)
+        for _ in range(200):
+            if len(heard) == 5:
+                break
+            await asyncio.sleep(0.01)
+        assert heard == [("subscribe", "listen-a", 1), ("subscribe", "listen-b", 2), ("message", "listen-a", b"m0"),
+                         ("message", "listen-b", b"m1"), ("message", "listen-a", b"m2")]
+        await link.execute("CLIENT", "KILL", "TYPE", "pubsub")  # this module's own server
+        with pytest.raises(ConnectionError):
+            await asyncio.wait_for(listening, 5)
+
+        await ps.connect()
+        await ps.subscribe("listen-a")
+
+        def refuse(*push: object) -> None:
+            raise ValueError("the listener failed")
+
+        with pytest.raises(ValueError, match="the listener failed"):
+            await asyncio.wait_for(ps.listen(refuse), 5)
+    finally:
+        await ps.close()
+        await link.aclose()
+
+
+@pytest.mark.parametrize("lean", [True, False])
 async def test_a_wrong_password_fails_to_connect(guarded, lean: bool) -> None:
     server, _sock = guarded
     url = f"redis://:wrong@127.0.0.1:{server.port}/0"
