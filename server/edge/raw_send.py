@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
+from websockets.protocol import State
 
 RAW_SEND = "mineduel.raw_send"
 
@@ -73,8 +74,6 @@ def frame_writer(websocket: WebSocket, text: bool = False) -> Callable[[Frame], 
     kind = _sansio_protocol()
     if proto is None or kind is None or type(proto) is not kind or proto.conn.extensions:
         return None
-    from websockets.protocol import State
-
     opcode, open_ = (0x1 if text else 0x2), State.OPEN
 
     def write_now(frame: Frame) -> bool:

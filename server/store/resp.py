@@ -126,9 +126,6 @@ class ReplyBuffer:
     def __init__(self) -> None:
         self._buf = bytearray()
 
-    def clear(self) -> None:
-        self._buf.clear()
-
     def feed(self, data: bytes) -> list[Any]:
         """Every reply completed by ``data``, in order; raises :class:`ProtocolError` on garbage."""
         buf = self._buf
@@ -246,11 +243,6 @@ class Address:
         if self.path is not None:
             return await loop.create_unix_connection(factory, self.path)
         return await loop.create_connection(factory, self.host, self.port)
-
-    async def open_streams(self, limit: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        if self.path is not None:
-            return await asyncio.open_unix_connection(self.path, limit=limit)
-        return await asyncio.open_connection(self.host, self.port, limit=limit)
 
     def login(self) -> list[tuple[str | int, ...]]:
         """The commands that open a session: ``AUTH`` (if a password is set), ``SELECT`` (db > 0)."""
