@@ -157,7 +157,8 @@ class Hub:
             await self._subscribe(room_id, entry)
         entry.conns.add(conn)
         try:
-            await asyncio.wait_for(entry.ready.wait(), timeout_s)
+            if not entry.ready.is_set():  # (wait_for makes a task even for a set event)
+                await asyncio.wait_for(entry.ready.wait(), timeout_s)
             room = self.cache.latest(room_id) or await self._fresh.run(room_id, lambda: self.rooms.load(room_id))
             room = self.cache.offer(room)
             if reseat:
