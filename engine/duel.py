@@ -579,10 +579,11 @@ class Duel:
 
     def view_class(self, viewer: int) -> int:
         """Whose view ``viewer`` sees, but for its ``viewer`` field: a seat's only private
-        knowledge is its own wrong marks, so a seat without any sees what the spectators see,
-        and once the game is over everybody does. Renderers use it to render once for all
-        viewers of one class."""
-        if viewer != SPECTATOR and (self.outcome is not None or not self.wrong_marks[viewer]):
+        knowledge is its own wrong marks, so a seat without any sees what the spectators see.
+        A seat with some is a class of its own after the end too: the end publishes them
+        (``wrong_marks``), but only their author's board draws them where they stay hidden.
+        Renderers use it to render once for all viewers of one class."""
+        if viewer != SPECTATOR and not self.wrong_marks[viewer]:
             return SPECTATOR
         return viewer
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import random
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from engine import (
     GAMES,
     SPECTATOR,
+    VIEWERS,
     Chord,
     Duel,
     Explore,
@@ -59,6 +61,36 @@ def random_classic_game(seed: int, clicks: int = 200) -> None:
             game.apply(0, rng.choice([Reveal, Reveal, Flag, Chord])(cell))
         except IllegalMove:
             pass
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10**6), st.integers(0, 120))
+def test_a_viewer_sees_its_view_class_view_but_for_its_viewer_field(seed: int, resign_at: int) -> None:
+    """Renderers render one view per class (``Game.view_class``) for all its viewers
+    (server/edge/codec_msgpack.py), so a viewer's view must be its class's with its own
+    ``viewer`` field, in every version: a seat's own wrong marks, drawn on its board, make it a
+    class of its own while the game goes on and after the end (a resignation leaves them
+    hidden), and a classic game has one class."""
+    versions = random_game(seed)
+    if resign_at < len(versions) - 1:  # the game resigned instead of played on
+        versions = versions[: resign_at + 1]
+        resigned = versions[-1].copy()
+        resigned.apply(resigned.to_move, Resign())
+        versions.append(resigned)
+    rng = random.Random(seed)
+    classic = Classic.new(9, 9, 10, random.Random(seed))
+    for _ in range(60):
+        if classic.outcome is not None:
+            break
+        classic = classic.copy()
+        try:
+            classic.apply(0, rng.choice([Reveal, Reveal, Flag, Chord])((rng.randrange(9), rng.randrange(9))))
+        except IllegalMove:
+            pass
+        versions.append(classic)
+    for game in versions:
+        for viewer in VIEWERS:
+            assert game.view(viewer) == replace(game.view(game.view_class(viewer)), viewer=viewer)
 
 
 def test_a_games_versions_leave_no_reference_cycles() -> None:
