@@ -18,7 +18,7 @@ from engine import SPECTATOR, Event, visible_to
 from ..core.computer import people_away
 from ..core.room import Room
 from ..store.messages import Attendance, packed_events
-from ..store.stored_form import array_header, map_header
+from ..store.stored_form import array_header, map_header, packed_pairs
 
 
 def now_ms() -> int:
@@ -32,6 +32,9 @@ pack = msgpack.Packer(use_bin_type=True).pack
 # is its header, then its keys and values): the same bytes as packing the dict at once.
 _UPDATE_HEAD = map_header(5) + pack("t") + pack("update") + pack("v")
 _ROOM, _EVENTS, _DIFF = pack("room"), pack("events"), pack("diff")
+# A snapshot frame likewise: its five keys, the view's map last
+_SNAPSHOT_HEAD = map_header(5) + pack("t") + pack("snapshot") + pack("v")
+_YOU, _VIEW, _VIEWER = pack("you"), pack("view"), pack("viewer")
 
 
 class MsgpackCodec:
@@ -40,15 +43,32 @@ class MsgpackCodec:
     def __init__(self) -> None:
         # the fan-out in progress: (old, new, events, the frame's head, events packed, frames made)
         self._fanout: tuple[Room, Room, Sequence[Event], bytes, list[bytes], dict[int, bytes]] | None = None
+        # the views of the last room snapshotted: per viewer class, the map's header and its
+        # pairs but the viewer's
+        self._views: tuple[Room, dict[int, tuple[bytes, bytes]]] | None = None
 
     def snapshot(self, room: Room, viewer: int) -> bytes:
-        return pack({
-            "t": "snapshot",
-            "v": room.version,
-            "you": viewer,
-            "room": room.meta_data(now_ms()),
-            "view": room.view(viewer).to_data(),
-        })
+        """``pack({"t": "snapshot", "v": ..., "you": viewer, "room": ..., "view": ...})``, byte
+        for byte, with the view packed once per viewer class (:meth:`_view`)."""
+        return b"".join((_SNAPSHOT_HEAD, pack(room.version), _YOU, pack(viewer),
+                         _ROOM, pack(room.meta_data(now_ms())), _VIEW, self._view(room, viewer)))
+
+    def _view(self, room: Room, viewer: int) -> bytes:
+        """``pack(room.view(viewer).to_data())``. The viewers of one class (``Game.view_class``)
+        see one view but for its ``viewer`` field, its first; the rest is packed once per class
+        of the last room asked for, so the five sockets that follow a game to its rematch, or a
+        room's spectators coming back after a restart, get their snapshots for the cost of one
+        per class. A seat with something private is a class of its own."""
+        view_class = room.game.view_class(viewer)
+        held = self._views
+        if held is None or held[0] is not room:
+            held = self._views = (room, {})
+        parts = held[1].get(view_class)
+        if parts is None:
+            data = room.view(view_class).to_data()
+            del data["viewer"]
+            parts = held[1][view_class] = (map_header(len(data) + 1), packed_pairs(data))
+        return b"".join((parts[0], _VIEWER, pack(viewer), parts[1]))
 
     def update(self, old: Room, new: Room, viewer: int, events: Sequence[Event]) -> bytes:
         """The update frame for ``viewer``. The hub asks once per viewer class for the same

@@ -95,3 +95,69 @@ def test_an_update_frame_is_the_plain_packing_of_the_frame(seed, timed):
                 assert codec.update(old, new, viewer, events) == want
     finally:
         codec_module.now_ms = codec_module_now
+
+
+def _plain_snapshot(room, viewer: int, now: int) -> bytes:
+    """The snapshot frame's dumb twin: the dict packed at once."""
+    from server.store.keys import pack
+
+    return pack({"t": "snapshot", "v": room.version, "you": viewer, "room": room.meta_data(now),
+                 "view": room.view(viewer).to_data()})
+
+
+def classic_rooms(seed: int, clicks: int = 120):
+    """Rooms of one classic game of random reveals, flags and chords, decided as the service does."""
+    from engine import Classic
+    from engine.moves import Chord, Flag, Reveal
+
+    rng = random.Random(seed)
+    room = open_room("c1", Classic.new(9, 9, 10, random.Random(seed)), (PLAYERS[0],), None, 0).room
+    yield room
+    for _ in range(clicks):
+        if room.game.outcome is not None:
+            return
+        move = rng.choice([Reveal, Reveal, Flag, Chord])((rng.randrange(9), rng.randrange(9)))
+        decision = decide(room, PLAYERS[0], Play(move), room.version, 0)
+        if isinstance(decision, Commit):
+            room = decision.room
+            yield room
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from([VIEWERS, VIEWERS[::-1], (1, 2, 0), (2, 2, 0, 1, 0, 2)]))
+def test_a_snapshot_is_the_plain_packing_of_its_viewers_frame(seed, order):
+    """A snapshot is joined from pieces (the view packed once per viewer class of a room: the
+    five sockets of a rematch, a room's spectators coming back); its dumb twin packs the dict
+    at once, byte for byte, for every viewer in any order, duel (wrong marks made) and classic."""
+    import server.edge.codec_msgpack as codec_module
+
+    codec_module_now = codec_module.now_ms
+    codec_module.now_ms = lambda: 1_000
+    try:
+        codec = MsgpackCodec()  # one for all, as the hub's: every room after the one before
+        rooms = [new for _, new, _ in rooms_of_a_game(seed, moves=80)] + list(classic_rooms(seed))
+        for room in rooms:
+            for viewer in order:
+                assert codec.snapshot(room, viewer) == _plain_snapshot(room, viewer, 1_000)
+        for room in rooms[::-7]:  # and back to rooms asked for before
+            for viewer in order:
+                assert codec.snapshot(room, viewer) == _plain_snapshot(room, viewer, 1_000)
+    finally:
+        codec_module.now_ms = codec_module_now
+
+
+def test_a_seats_wrong_marks_are_only_in_its_own_snapshot():
+    """The view shared by a class never carries a seat's private marks to another viewer."""
+    for _, room, _ in rooms_of_a_game(7, moves=200):
+        if not room.game.wrong_marks[0] or room.game.outcome is not None:
+            continue
+        codec = MsgpackCodec()
+        frames = {viewer: msgpack.unpackb(codec.snapshot(room, viewer)) for viewer in (2, 0, 1, 2, 0)}
+        marks = {tuple(c) for c in frames[0]["view"]["wrong_marks"][0]}
+        assert marks == set(room.game.wrong_marks[0])
+        for viewer in (1, 2):
+            assert frames[viewer]["view"]["wrong_marks"][0] == []
+            assert frames[viewer]["view"]["viewer"] == viewer
+        assert frames[0]["you"] == 0 and frames[0]["view"]["viewer"] == 0
+        return
+    raise AssertionError("seat 0 never made a wrong mark in this game: pick another seed")
