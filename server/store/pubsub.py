@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from redis.asyncio.connection import ConnectionPool
@@ -74,6 +74,21 @@ def _push(reply: object) -> tuple[str, str, object] | None:
     return None
 
 
+def _hand_on(replies: Iterable[object], on_push: Callable[[str, str, object], None]) -> None:
+    """Each push among ``replies`` to ``on_push``, in order (a ``pong`` is none)."""
+    for reply in replies:
+        push = _push(reply)
+        if push is not None:
+            on_push(*push)
+
+
+async def listen_by_reading(pubsub: PubSub, on_push: Callable[[str, str, object], None]) -> None:
+    """:meth:`PubSub.listen` for a connection that can only :meth:`~PubSub.read`: one push at
+    a time, until ``read`` raises."""
+    while True:
+        on_push(*await pubsub.read())
+
+
 class _PushReader(asyncio.Protocol):
     """The lean connection's reading end: whole chunks parsed as they arrive; while someone
     listens, each push is handed on from here (no task woken a message), else the replies are
@@ -98,10 +113,7 @@ class _PushReader(asyncio.Protocol):
                 self.replies.extend(replies)
                 self._wake()
                 return
-            for reply in replies:
-                push = _push(reply)
-                if push is not None:
-                    on_push(*push)
+            _hand_on(replies, on_push)
         except Exception as exc:  # a broken stream, an error reply, or the listener failed: done
             self._lose(exc)
             if self.transport is not None:
@@ -172,10 +184,8 @@ class LeanPubSub:
 
     async def listen(self, on_push: Callable[[str, str, object], None]) -> None:
         reader = self._live()
-        while reader.replies:  # read before listening: first, in order
-            push = _push(reader.replies.popleft())
-            if push is not None:
-                on_push(*push)
+        read_before, reader.replies = reader.replies, deque()
+        _hand_on(read_before, on_push)  # read before listening: first, in order
         reader.on_push = on_push
         try:
             while reader.lost is None:
@@ -231,8 +241,7 @@ class RedisPyPubSub:
             await self._connection().send_command("UNSUBSCRIBE", *channels, check_health=False)
 
     async def listen(self, on_push: Callable[[str, str, object], None]) -> None:
-        while True:
-            on_push(*await self.read())
+        await listen_by_reading(self, on_push)
 
     async def read(self) -> tuple[str, str, object]:
         while True:

@@ -10,7 +10,7 @@ from server.app import Parts
 from server.edge.codec_msgpack import MsgpackCodec
 from server.metrics import Metrics
 from server.store.cache import RoomCache
-from server.store.pubsub import PubSub, open_pubsub
+from server.store.pubsub import PubSub, listen_by_reading, open_pubsub
 from server.store.service import RoomService
 from server.store.store import Store
 from tests.conftest import app_settings
@@ -76,8 +76,7 @@ class PubSubOver:
 
     async def listen(self, on_push: Callable[[str, str, object], None]) -> None:
         """Through :meth:`read`, one push at a time (what the tests override)."""
-        while True:
-            on_push(*await self.read())
+        await listen_by_reading(self, on_push)
 
 
 class GatedPubSub(PubSubOver):
