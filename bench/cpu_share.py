@@ -41,7 +41,7 @@ PIECES: tuple[tuple[str, str, str, str], ...] = (
     ("decide", "server.store.service", "decide", "the room core: the duel copied, the move applied, the new Room"),
     ("auto-reveal", "engine.duel", "Duel._auto_reveal", "  the deduction auto-reveal"),
     ("stored form", "server.store.stored_form", "StoredForm.pack", "the stored room packed"),
-    ("fan-out", "server.store.room_feed", "RoomFeed.on_commit", "a commit's frames rendered and pushed"),
+    ("fan-out", "server.store.room_feed", "RoomFeed._deliver", "a commit's frames rendered and pushed"),
 )
 REVEAL_PIECES: tuple[tuple[str, str, str, str], ...] = (
     # the auto-reveal's own steps (engine/reveal_cache.py), with MINEDUEL_CPU_PIECES=reveal

@@ -4,8 +4,10 @@ What runs is what ``python -m server`` runs for a move on the msgpack socket, mi
 websocket itself: the move frame parsed (``wire.parse_msgpack``), ``RoomService.act`` (cache,
 ``decide`` with the auto-reveal, the stored form, the commit message, the lean RESP client's
 ``EVALSHA`` to a real embedded Valkey with ``appendfsync always`` on tmpfs), the commit's
-pub/sub message read back by the ``Hub`` (``RoomFeed.dispatch``: the local commit claimed, the
-``Fanout`` rendering the msgpack update frame once per viewer class) and written to five
+new version handed to the ``RoomFeed`` (no pub/sub message goes out: nobody else listens, so
+``RoomFeed.committed_here``; with an older checkout, its message read back and claimed in
+``RoomFeed.dispatch``), the ``Fanout`` rendering the msgpack update frame once per viewer class
+and writing it to five
 ``Outbox``es (2 players + 3 spectators per room, as the load bench) whose send does nothing.
 uvloop, logging at ``warning`` (as ``bench/serve.py``), automatic GC off while measuring (the
 server runs it on a timer; its passes are not part of a move here).
@@ -80,7 +82,7 @@ STEP_TABLE = (
     ("reply", None, "the reply read (_Protocol.data_received)"),
     ("logline", None, "logs.event for the commit (off at warning)"),
     ("pubsub", None, "pub/sub bytes parsed (ReplyBuffer.feed)"),
-    ("dispatch", None, "RoomFeed.dispatch: the commit claimed, fanned out"),
+    ("dispatch", None, "RoomFeed: the new version fanned out (committed_here, or dispatch of its message)"),
     ("publish", "dispatch", "Fanout.publish"),
     ("render", "publish", "MsgpackCodec.update (3 viewer classes, frames reused)"),
     ("view", "render", "Room.view"),
@@ -216,8 +218,11 @@ def install_steps(s, parts, codec) -> list[str]:  # noqa: ANN001
     method("reply", _Protocol, "data_received")
     module_attr("logline", service_mod, "event")
     if hasattr(parts.hub, "feed"):  # the messages' handling in its own object (server/store/room_feed.py)
-        instance("dispatch", parts.hub.feed, "dispatch")
-        parts.hub.link.on_message = parts.hub.feed.dispatch  # the link took the unwrapped one
+        if hasattr(parts.hub.feed, "committed_here"):  # a commit nobody else hears: no message
+            instance("dispatch", parts.hub.feed, "committed_here")
+        else:
+            instance("dispatch", parts.hub.feed, "dispatch")
+            parts.hub.link.on_message = parts.hub.feed.dispatch  # the link took the unwrapped one
     else:  # an older checkout (--root)
         instance("dispatch", parts.hub, "_dispatch")
     instance("publish", parts.hub.fanout, "publish")

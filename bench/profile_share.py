@@ -28,12 +28,12 @@ from pathlib import Path
 
 PIECES: tuple[tuple[str, str, str], ...] = (
     # (name, frame "function (file)" in py-spy's raw output, what it is)
-    ("move", "RoomService.act (service.py)", "a move from its frame to its commit's reply"),
+    ("move", "RoomService.act (service.py)", "a move from its frame to its commit's reply (and fan-out)"),
     ("decide", "decide (decide.py)", "  the room core: the duel copied, the move applied, the new Room"),
     ("auto-reveal", "Duel._auto_reveal (duel.py)", "    the deduction auto-reveal"),
     ("stored form", "StoredForm.pack (stored_form.py)", "  the stored room packed"),
     ("commit", "Store.commit (store.py)", "  the EVALSHA: encoded, written, its reply read"),
-    ("fan-out", "RoomFeed.dispatch (room_feed.py)", "the commit's message: claimed and pushed to every viewer"),
+    ("fan-out", "RoomFeed._deliver (room_feed.py)", "the new version pushed to every viewer (in move: no message)"),
     ("render", "MsgpackCodec.update (codec_msgpack.py)", "  the frames, one per viewer class"),
     ("pushes", "Outbox.send (outbox.py)", "  five frames written to their sockets"),
     ("ws read", "WebSocketsSansIOProtocol.data_received (websockets_sansio_impl.py)",

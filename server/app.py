@@ -50,6 +50,7 @@ from .store.players import Players, Ratings
 from .store.presence import Presence
 from .store.pubsub import PubSub, open_pubsub
 from .store.results import Results
+from .store.room_feed import RoomFeed
 from .store.service import Retention, RoomService
 from .store.store import Store
 from .tasks import stop_tasks
@@ -66,9 +67,10 @@ log = logging.getLogger("mineduel.app")
 @dataclass(frozen=True)
 class Parts:
     """The room server's parts, built in the order they depend on each other, each handed what
-    it shares at construction: the room cache goes to both the room service and the hub; the
-    ratings (through the service's :class:`Results`) and the players' game lists to the room
-    service, which writes them after its commits."""
+    it shares at construction: the room cache and the room feed go to both the room service
+    (which hands the feed its commits nobody else heard of) and the hub (which hands it the
+    pub/sub messages); the ratings (through the service's :class:`Results`) and the players'
+    game lists to the room service, which writes them after its commits."""
 
     store: Store
     cache: RoomCache
@@ -83,14 +85,14 @@ class Parts:
               pubsub: PubSub | None = None) -> Parts:
         store = Store(url, waitaof=settings.waits_for_aof, lean=settings.lean_redis)
         cache = RoomCache()
+        feed = RoomFeed(cache, Fanout(codecs, metrics), Presence(store, metrics), metrics)
         ratings = Ratings(store.redis)
         games = PlayerGames(store, metrics, finished_ttl_s=settings.finished_ttl_s)
         rooms = RoomService(store, cache, metrics, retries=settings.commit_retries,
                             retention=Retention(settings.finished_ttl_s, settings.idle_ttl_s),
                             analyses=Analyses(store, metrics, at_end=settings.analyse_at_end),
-                            results=Results(store, metrics, ratings), games=games)
-        hub = Hub(rooms, cache, Fanout(codecs, metrics), Presence(store, metrics),
-                  pubsub or open_pubsub(url, lean=settings.lean_redis), metrics)
+                            results=Results(store, metrics, ratings), games=games, feed=feed)
+        hub = Hub(rooms, cache, feed, pubsub or open_pubsub(url, lean=settings.lean_redis), metrics)
         pools = PairingStore(store.redis, window=Window.of(*settings.pairing_window),
                              live_ms=round(settings.pairing_live_s * 1000))
         # its own pub/sub link: pairing announcements never wait behind room traffic (or the hub)

@@ -8,7 +8,9 @@ to both sides that use it:
   offers each version it learns, and claims a local commit when its pub/sub message comes
   back (that Room need not be decoded again);
 - the **room service** reads :meth:`latest` instead of loading from Redis, and announces each
-  commit it is about to make (:meth:`announce`), withdrawing it if the compare-and-set lost.
+  commit it is about to make (:meth:`announce`), withdrawing it if the compare-and-set lost
+  or nobody else heard of it (then it hands the new version to the room feed itself); it names
+  :attr:`link` to the commit script for a live room (:meth:`own_channel`).
 
 Only an optimisation: the commit's compare-and-set catches a cache that is behind.
 """
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from engine import Event
 
 from ..core.room import Room
+from .keys import link_channel
 
 PENDING_LIMIT = 1024
 
@@ -44,6 +47,9 @@ class RoomCache:
         self._pending_limit = pending_limit
         self._prefix = secrets.token_bytes(6)  # this process's nonces, unlike any other's
         self._count = 0
+        self.link = link_channel(self._prefix.hex())
+        """The channel this process's pub/sub link subscribes to beside its rooms' (its
+        liveness, for the commit script: :func:`~.keys.link_channel`)."""
 
     # ------------------------------------------------------------------ the hub's side
 
@@ -85,6 +91,13 @@ class RoomCache:
     def latest(self, room_id: str) -> Room | None:
         """The latest Room of ``room_id`` known without asking Redis, while it is live."""
         return self._rooms.get(room_id) if room_id in self._live else None
+
+    def own_channel(self, room_id: str) -> str:
+        """What the commit script is told of this process's subscription to ``room_id``'s
+        channel: :attr:`link` while the room is live (its subscription confirmed on the link and
+        no unsubscribe sent since), else ``''`` (not counted: the message is published to
+        anyone subscribed, this process included)."""
+        return self.link if room_id in self._live else ""
 
     def announce(self, room: Room, events: tuple[Event, ...], started: float | None) -> bytes:
         """A fresh nonce for the commit of ``room``, remembered (if the room is watched: only

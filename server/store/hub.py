@@ -4,7 +4,9 @@ For every room with local connections the hub holds a reference-counted subscrip
 room's channel; the room's latest version lives in the :class:`~.cache.RoomCache` (shared with
 the room service). What a message read on the link becomes (the next version, rendered once
 per (codec, viewer class) for the local connections, or who is connected) is
-:class:`~.room_feed.RoomFeed`'s.
+:class:`~.room_feed.RoomFeed`'s, which the room service also hands the commits of this
+process that no message announced (nobody else listens to the room). The feed is built
+before both and handed to each; the rooms watched here are its :attr:`~.room_feed.RoomFeed.entries`.
 
 When the link drops, messages are lost: :class:`~.pubsub_link.PubSubLink` reconnects with backoff (however
 long Redis is away); if the first attempt fails the hub tells every local connection the
@@ -35,10 +37,9 @@ from ..metrics import Metrics
 from ..outage import UNAVAILABLE, UNAVAILABLE_MESSAGE
 from ..tasks import stop_tasks
 from .cache import RoomCache
-from .fanout import Connection, Fanout
+from .fanout import Connection
 from .keys import channel
 from .messages import Attendance
-from .presence import Presence
 from .pubsub import PubSub
 from .pubsub_link import PubSubLink
 from .recovery import load_when_up, resume_clock
@@ -64,15 +65,16 @@ class Census:
 
 
 class Hub:
-    def __init__(self, rooms: RoomService, cache: RoomCache, fanout: Fanout, presence: Presence, pubsub: PubSub,
+    def __init__(self, rooms: RoomService, cache: RoomCache, feed: RoomFeed, pubsub: PubSub,
                  metrics: Metrics) -> None:
         self.rooms = rooms
         self.cache = cache
-        self.fanout = fanout
-        self.presence = presence
+        self.feed = feed
+        self.fanout = feed.fanout
+        self.presence = feed.presence
         self.metrics = metrics
         self._ps = pubsub
-        self._entries: dict[str, Entry] = {}
+        self._entries = feed.entries
         self._tasks: set[asyncio.Task[None]] = set()
         self._fresh: SingleFlight[Room] = SingleFlight()
         """Loads begun once a room's subscription was confirmed, shared by the connections
@@ -80,9 +82,8 @@ class Hub:
         before the subscription may miss a version whose message never comes."""
         self._reader: asyncio.Task[None] | None = None
         self._resync: asyncio.Task[None] | None = None
-        self.feed = RoomFeed(self._entries, rooms, cache, fanout, presence, metrics)
-        self.link = PubSubLink(pubsub, metrics, rooms.outages, self.feed.dispatch, self._link_lost, self._unavailable,
-                               self._link_back)
+        self.link = PubSubLink(pubsub, metrics, rooms.outages, feed.dispatch, self._link_lost, self._unavailable,
+                               self._link_back, cache.link)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -186,10 +187,11 @@ class Hub:
             del self._entries[room_id]
             self.cache.unwatch(room_id)
             self.presence.forget(room_id)
+            self.feed.unsubscribing(room_id)
             try:
                 await self._ps.unsubscribe(channel(room_id))
-            except ConnectionError:
-                pass
+            except ConnectionError:  # not sent: the link is down, and with it every subscription
+                self.feed.unsubscribed(room_id)
 
     async def move(self, from_id: str, to_id: str, conn: Connection) -> Room:
         """Move ``conn`` to another room (a socket following its game to the rematch): out of
@@ -242,6 +244,7 @@ class Hub:
         if self._resync is not None:
             self._resync.cancel()
         self.cache.set_all_stale()
+        self.feed.link_lost()
         for entry in self._entries.values():
             entry.ready.clear()
             entry.pending = 0

@@ -111,6 +111,13 @@ def channel(room_id: str) -> str:
     return f"game:{{{room_id}}}:events"
 
 
+def link_channel(process: str) -> str:
+    """The channel only ``process``'s pub/sub link subscribes to, on the connection that holds
+    its room subscriptions: while it has a subscriber, that connection is up (the commit script
+    asks, ``scripts.rooms.COMMIT``). Nothing is published on it."""
+    return f"link:{process}"
+
+
 def watchers_key(room_id: str) -> str:
     return f"game:{{{room_id}}}:watchers"
 

@@ -8,6 +8,10 @@ rooms is the hub's (the ``on_*`` callables it gives at construction):
 - ``on_lost()`` when the link drops (every room is stale from then on);
 - ``on_unavailable(exc)`` once, when the first reconnect attempt fails (tell the connections);
 - ``on_back()`` when it is back (resubscribe, resync).
+
+On every connection it makes, the link first subscribes to this process's link channel
+(:func:`~.keys.link_channel`), which the commit script reads as "this connection is up";
+nothing arrives on it but the confirmation, which is not handed on.
 """
 
 from __future__ import annotations
@@ -32,8 +36,10 @@ MAX_BACKOFF_S = 2.0
 class PubSubLink:
     def __init__(self, pubsub: PubSub, metrics: Metrics, outages: OutageLog,
                  on_message: Callable[[str, str, object], None], on_lost: Callable[[], None],
-                 on_unavailable: Callable[[Exception], None], on_back: Callable[[], Awaitable[None]]) -> None:
+                 on_unavailable: Callable[[Exception], None], on_back: Callable[[], Awaitable[None]],
+                 link_channel: str) -> None:
         self.pubsub = pubsub
+        self.link_channel = link_channel
         self.metrics = metrics
         self.outages = outages
         self.on_message, self.on_lost, self.on_unavailable, self.on_back = on_message, on_lost, on_unavailable, on_back
@@ -43,19 +49,25 @@ class PubSubLink:
         self.stopping = False
 
     async def connect(self) -> None:
-        await self.pubsub.connect()
+        await self._open()
         self.connected.set()
+
+    async def _open(self) -> None:
+        await self.pubsub.connect()
+        await self.pubsub.subscribe(self.link_channel)
 
     async def run(self) -> None:
         """Read and hand on every message until stopped; reconnect after each loss."""
         backoff = FIRST_BACKOFF_S
+        link = self.link_channel
         while not self.stopping:
             heard = False
 
             def on_push(kind: str, chan: str, payload: object) -> None:
                 nonlocal heard
                 heard = True
-                self.on_message(kind, chan, payload)
+                if chan != link:
+                    self.on_message(kind, chan, payload)
 
             try:
                 await self.pubsub.listen(on_push)
@@ -82,7 +94,7 @@ class PubSubLink:
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, MAX_BACKOFF_S)
             try:
-                await self.pubsub.connect()
+                await self._open()
                 break
             except Exception as exc:  # keep trying whatever it is: without the link nothing reaches anyone
                 if not is_outage(exc) and not isinstance(exc, asyncio.TimeoutError):

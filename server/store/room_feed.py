@@ -1,13 +1,15 @@
-"""What the pub/sub messages of watched rooms become: versions and presence for the local
-connections.
+"""Every new version of a watched room, and who is connected to it, for the local connections.
 
-A commit message (published by the commit script of whichever process took the change)
-becomes the room's next version — this process's own commits are claimed from the
-:class:`~.cache.RoomCache`, others decoded with the previous version — and
-:class:`~.fanout.Fanout` renders it once per (codec, viewer class) for the room's local
-connections; a player who took a seat (or left one) changes viewer class on the way. A
-presence message updates who is connected (:class:`~.presence.Presence`). The rooms watched
-here (:class:`Entry`, by id) are the :class:`~.hub.Hub`'s, which shares the dict.
+A new version comes two ways. A commit message, published by the commit script of whichever
+process took the change when somebody besides it listens, becomes the room's next version:
+this process's own commits are claimed from the :class:`~.cache.RoomCache`, others decoded
+with the previous version. A commit of this process that nobody else heard (no message went
+out: ``scripts.rooms.COMMIT``) is handed over by the room service itself
+(:meth:`RoomFeed.committed_here`). Either way :class:`~.fanout.Fanout` renders it once per
+(codec, viewer class) for the room's local connections; a player who took a seat (or left
+one) changes viewer class on the way. A presence message updates who is connected
+(:class:`~.presence.Presence`). The rooms watched here (:class:`Entry`, by id) are kept in
+:attr:`RoomFeed.entries`, which the :class:`~.hub.Hub` fills and empties.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import asyncio
 import logging
 import time
 
+from engine import Event
+
 from ..core.room import Room
 from ..metrics import Metrics
 from .cache import RoomCache
@@ -23,7 +27,7 @@ from .fanout import Connection, Fanout
 from .keys import room_of_channel
 from .messages import Attendance, is_presence, presence_of, read_commit
 from .presence import Presence
-from .service import RoomService
+from .stored_form import unpack_room
 
 log = logging.getLogger("mineduel.hub")
 
@@ -44,26 +48,49 @@ class Entry:
 
 
 class RoomFeed:
-    def __init__(self, entries: dict[str, Entry], rooms: RoomService, cache: RoomCache, fanout: Fanout,
-                 presence: Presence, metrics: Metrics) -> None:
-        self.entries = entries
-        self.rooms = rooms
+    def __init__(self, cache: RoomCache, fanout: Fanout, presence: Presence, metrics: Metrics) -> None:
+        self.entries: dict[str, Entry] = {}
         self.cache = cache
         self.fanout = fanout
         self.presence = presence
         self.metrics = metrics
         self.stats = {"messages": 0, "decoded": 0}
+        self.leaving: dict[str, int] = {}
+        """Rooms whose ``UNSUBSCRIBE`` is sent and not yet confirmed (how many). Why: a room
+        watched again meanwhile must not count the confirmation of a ``SUBSCRIBE`` sent before
+        the unsubscribe as its own; the room would be live (and the commit script told this
+        process listens) a moment before Valkey has it subscribed again."""
+
+    def unsubscribing(self, room_id: str) -> None:
+        """The hub is about to send ``UNSUBSCRIBE`` for ``room_id``."""
+        self.leaving[room_id] = self.leaving.get(room_id, 0) + 1
+
+    def unsubscribed(self, room_id: str) -> None:
+        """An ``UNSUBSCRIBE`` for ``room_id`` is confirmed (or was never sent)."""
+        left = self.leaving.get(room_id, 0)
+        if left > 1:
+            self.leaving[room_id] = left - 1
+        else:
+            self.leaving.pop(room_id, None)
+
+    def link_lost(self) -> None:
+        """Every subscription went with the link: no confirmation of the old one will come."""
+        self.leaving.clear()
 
     def dispatch(self, kind: str, chan: str, payload: object) -> None:
         room_id = room_of_channel(chan)
+        if kind == "unsubscribe":
+            self.unsubscribed(room_id)
+            return
         entry = self.entries.get(room_id)
         if entry is None:
             return
         if kind == "subscribe":
-            entry.pending = max(0, entry.pending - 1)
-            if entry.pending == 0:
-                entry.ready.set()
-                self.cache.set_live(room_id, True)
+            if room_id not in self.leaving:  # else a subscription from before the unsubscribe
+                entry.pending = max(0, entry.pending - 1)
+                if entry.pending == 0:
+                    entry.ready.set()
+                    self.cache.set_live(room_id, True)
             return
         if kind != "message" or not isinstance(payload, bytes):
             return
@@ -74,9 +101,12 @@ class RoomFeed:
             else:
                 self.on_commit(room_id, entry, payload)
         except Exception:
-            log.exception("cannot fan out a message for room %s", room_id)
-            for conn in list(entry.conns):
-                conn.close(SERVER_ERROR, "server error")
+            self._failed(room_id, entry)
+
+    def _failed(self, room_id: str, entry: Entry) -> None:
+        log.exception("cannot fan out a version of room %s", room_id)
+        for conn in list(entry.conns):
+            conn.close(SERVER_ERROR, "server error")
 
     def on_presence(self, room_id: str, entry: Entry, attendance: Attendance) -> None:
         self.presence.heard(room_id, attendance)
@@ -86,22 +116,44 @@ class RoomFeed:
 
     def on_commit(self, room_id: str, entry: Entry, payload: bytes) -> None:
         message = read_commit(payload)
-        old = self.cache.held(room_id)
-        if old is not None and old.version >= message.version:
-            # This version (or a later one) is here already: an attach or a refresh loaded it
-            # before its message arrived. Connections still behind it get a snapshot of the
-            # latest (skipping them would leave them stuck until the next change).
-            self.cache.claim(message.nonce)
-            self._reseat(room_id, entry, old)
-            self.fanout.publish(entry.conns, None, old, ())
+        if self._arrived(room_id, entry, message.version, message.nonce):
             return
         local = self.cache.claim(message.nonce)
+        old = self.cache.held(room_id)
         if local is not None:
-            new, events, started = local.room, local.events, local.started
+            self._deliver(room_id, entry, old, local.room, local.events, local.started)
         else:
             # another process's commit: decoded, reusing what the previous version already has
-            new, events, started = self.rooms.decode(message.room_data(), old), message.decoded_events(), None
             self.stats["decoded"] += 1
+            self._deliver(room_id, entry, old, unpack_room(message.room_data(), old), message.decoded_events(), None)
+
+    def committed_here(self, room: Room, events: tuple[Event, ...], started: float | None) -> None:
+        """A commit of this process that no message announced (nobody else listens to the
+        room): delivered here as its message would have been."""
+        entry = self.entries.get(room.id)
+        if entry is None:
+            return
+        try:
+            if not self._arrived(room.id, entry, room.version, None):
+                self._deliver(room.id, entry, self.cache.held(room.id), room, events, started)
+        except Exception:  # the commit stands: its connections are closed, as for a message
+            self._failed(room.id, entry)
+
+    def _arrived(self, room_id: str, entry: Entry, version: int, nonce: bytes | None) -> bool:
+        """True if ``version`` (or a later one) is here already: an attach or a refresh loaded it
+        before its message arrived. Connections still behind it get a snapshot of the latest
+        (skipping them would leave them stuck until the next change)."""
+        old = self.cache.held(room_id)
+        if old is None or old.version < version:
+            return False
+        if nonce is not None:
+            self.cache.claim(nonce)
+        self._reseat(room_id, entry, old)
+        self.fanout.publish(entry.conns, None, old, ())
+        return True
+
+    def _deliver(self, room_id: str, entry: Entry, old: Room | None, new: Room, events: tuple[Event, ...],
+                 started: float | None) -> None:
         self.cache.offer(new)
         if old is not None and old.players != new.players:
             self._reseat(room_id, entry, new)

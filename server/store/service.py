@@ -64,16 +64,17 @@ from ..metrics import Metrics
 from ..outage import is_outage
 from .analyses import Analyses, StoredAnalysis
 from .cache import RoomCache
-from .keys import pack, unpack
+from .keys import pack
 from .messages import commit_message
 from .offload import Offload
 from .outage_log import OutageLog
 from .player_games import PlayerGames
 from .results import Results
+from .room_feed import RoomFeed
 from .single_flight import SingleFlight
 from .slots import new_room_id
 from .store import KEEP_DUE, Store
-from .stored_form import StoredForm
+from .stored_form import StoredForm, unpack_room
 
 log = logging.getLogger("mineduel.rooms")
 
@@ -129,8 +130,12 @@ class RoomService:
                  retention: Retention = Retention(), now_ms: Callable[[], int] = wall_ms,
                  offload: Offload | None = None, results: Results | None = None,
                  analyses: Analyses | None = None, games: PlayerGames | None = None,
-                 settle_grace_ms: int = SETTLE_GRACE_MS, outages: OutageLog | None = None) -> None:
+                 settle_grace_ms: int = SETTLE_GRACE_MS, outages: OutageLog | None = None,
+                 feed: RoomFeed | None = None) -> None:
         self.store = store
+        self.feed = feed
+        """Where a commit nobody else heard of goes (this process's connections to the room);
+        ``None``: every commit is published to whoever listens, this process included."""
         self.outages = outages or OutageLog(now_ms)
         """When this process could not reach the store: what :func:`decide` gives clock time back for
         (every load and commit here, the sweeper and the hub's pub/sub link report to it)."""
@@ -161,7 +166,7 @@ class RoomService:
         found = await self._reaching(self.store.load(room_id))
         if found is None:
             raise refused(Refused.UNKNOWN_ROOM, f"no game {room_id!r}")
-        return Room.from_data(unpack(found[1]))
+        return unpack_room(found[1])
 
     async def latest(self, room_id: str) -> Room:
         """The latest Room this process knows (the cache of a watched room), else loaded: a
@@ -178,15 +183,10 @@ class RoomService:
         for room_id, data in zip(room_ids, await self.store.load_many(room_ids)):
             if data is not None:
                 try:
-                    found[room_id] = Room.from_data(unpack(data))
+                    found[room_id] = unpack_room(data)
                 except ValueError:
                     log.warning("room %s does not decode", room_id)
         return found
-
-    @staticmethod
-    def decode(data: bytes, previous: Room | None) -> Room:
-        """A packed stored room, decoded reusing ``previous`` (an earlier version of it)."""
-        return Room.from_data(unpack(data), previous)
 
     async def record(self, room_id: str) -> dict[str, Any]:
         """Everything needed to verify a finished game; refused (``not_over``) before the end."""
@@ -349,16 +349,19 @@ class RoomService:
         data = self.stored.pack(new)
         nonce = self.cache.announce(new, commit.events, started)
         message = commit_message(new.version, data, commit.events, nonce)
-        ok = False
+        ok = published = False
+        feed = self.feed
         try:
-            ok, found = await self._reaching(self.store.commit(
+            ok, found, published = await self._reaching(self.store.commit(
                 new.id, expected, new.version, data, pack([new.version, commit.kind, list(commit.detail)]), message,
                 KEEP_DUE if after_end else settle_at if settle_at is not None else next_due(new),
-                self.retention.ttl_s(new),
+                self.retention.ttl_s(new), self.cache.own_channel(new.id) if feed is not None else "",
             ))
         finally:
-            if not ok:
+            if not published:
                 self.cache.withdraw(nonce)
+        if ok and not published and feed is not None:
+            feed.committed_here(new, commit.events, started)
         seat = commit.seat
         player = new.players[seat] if seat is not None and 0 <= seat < len(new.players) else None
         if ok:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
@@ -58,6 +58,17 @@ WAITAOF_MS = 1000
 
 KeepDue = Literal["keep"]
 KEEP_DUE: KeepDue = "keep"
+
+
+class Committed(NamedTuple):
+    """What :meth:`Store.commit` found: ``ok`` (written); ``version``, the new version when
+    written, else the stored one (``None``: no room); ``published``, whether the commit's
+    message went out on the room's channel (only if somebody other than the committer
+    listens: ``scripts.rooms.COMMIT``)."""
+
+    ok: bool
+    version: int | None
+    published: bool = False
 """A commit's ``deadline_ms`` that leaves the room's entry in its due index as it is (the commits
 of a finished game after its end: :meth:`server.store.service.RoomService.act`)."""
 
@@ -119,28 +130,32 @@ class Store:
         message: bytes,
         deadline_ms: int | None | KeepDue,
         ttl_s: int | None = None,
-    ) -> tuple[bool, int | None]:
+        own_channel: str = "",
+    ) -> Committed:
         """Write version ``version`` iff the stored one is ``expected`` (``None`` = must not exist).
 
-        Returns ``(True, version)`` or ``(False, stored version or None)``. ``deadline_ms``: the
-        room's place in its due index (:func:`~server.store.keys.clock_key`; ``None``: none;
-        :data:`KEEP_DUE`: whatever it is now).
-        ``ttl_s`` (re)sets the expiry of the room's state and log (``None``: keep them). When
-        the settings ask for it, waits until the write is fsynced to the AOF before returning.
+        ``deadline_ms``: the room's place in its due index (:func:`~server.store.keys.clock_key`;
+        ``None``: none; :data:`KEEP_DUE`: whatever it is now).
+        ``ttl_s`` (re)sets the expiry of the room's state and log (``None``: keep them).
+        ``own_channel``: this process's link channel if it counts itself among the subscribers
+        of the room's channel (:meth:`~.cache.RoomCache.own_channel`); ``message`` is published
+        only to others. When the settings ask for it, waits until the write is fsynced to the
+        AOF before returning.
         """
         keys = [state_key(room_id), log_key(room_id), channel(room_id), clock_key(room_id), analysis_key(room_id)]
         args = [
             -1 if expected is None else expected, version, data, log_entry, message, room_id,
-            "" if deadline_ms is None else deadline_ms, "" if not ttl_s else int(ttl_s),
+            "" if deadline_ms is None else deadline_ms, "" if not ttl_s else int(ttl_s), own_channel,
         ]
         if self.waitaof:
-            (ok, current), waited = await self.link.evalsha_durable(scripts.COMMIT, keys, args, WAITAOF_MS)
+            reply, waited = await self.link.evalsha_durable(scripts.COMMIT, keys, args, WAITAOF_MS)
             self._check_aof(waited)
         else:
-            ok, current = await self.link.evalsha(scripts.COMMIT, keys, args)
-        if not ok:
-            return False, int(current) if current not in (b"", None) else None
-        return True, version
+            reply = await self.link.evalsha(scripts.COMMIT, keys, args)
+        if not reply[0]:
+            current = reply[1]
+            return Committed(False, int(current) if current not in (b"", None) else None)
+        return Committed(True, version, bool(reply[2]))
 
     def _check_aof(self, waited: Any) -> None:
         """What ``WAITAOF`` answered after a commit: fsynced, not fsynced in time (logged), or

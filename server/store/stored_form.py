@@ -19,11 +19,16 @@ from collections import OrderedDict
 from typing import Any
 
 from ..core.room import Room
-from .keys import pack
+from .keys import pack, unpack
 
 GAMES_KEPT = 4096
 """Games whose packed parts are kept (least recently written go first); a miss only costs
 packing the game's parts again."""
+
+
+def unpack_room(data: bytes, previous: Room | None = None) -> Room:
+    """The Room of a stored form, decoded reusing ``previous`` (an earlier version of it, if any)."""
+    return Room.from_data(unpack(data), previous)
 
 
 def map_header(n: int) -> bytes:

@@ -7,7 +7,21 @@ which exists only after the end) and publish. Two processes can never both commi
 ``KEYS``: state, log, channel, the room's due index (:func:`server.store.keys.clock_key`), analysis.
 ``ARGV``: expected version (``-1`` = must not exist), new version, packed room, log entry,
 pub/sub message, room id, deadline ms (``''`` = none; ``'keep'``: the room's entry stays as it
-is), TTL s (``''`` = keep).
+is), TTL s (``''`` = keep), and (optional) the committing process's link channel
+(:func:`server.store.keys.link_channel`) when that process counts itself among the room
+channel's subscribers (``''`` or absent: it does not).
+Returns ``{1, version, published}`` or ``{0, stored version or ''}``.
+
+Why the link channel: the message is published only if somebody other than the committer
+hears it (``PUBSUB NUMSUB`` of the room's channel, less the committer's own subscription), and
+the committer then delivers the new version to its own connections itself. With one process
+that is every commit: no message, and no read of it, per move (docs/PERFORMANCE.md,
+twenty-fourth session). The committer's own subscription is taken off only while its link
+channel has a subscriber: that channel and the room's are subscribed on the same connection,
+so a link Valkey has dropped (which the process may not have noticed yet) takes both away,
+and the message then goes to whoever else listens. ``NUMSUB`` counts subscribers by channel
+name on this server: pattern subscribers, and (on a cluster) those of other nodes, are not
+counted.
 
 :data:`KEEP_ANALYSIS` stores a finished game's analysis once, expiring with the room's state
 (the same time left; none if the state has none): the first writer wins and later ones get
@@ -40,8 +54,16 @@ if ARGV[8] ~= '' then
   redis.call('EXPIRE', KEYS[2], ARGV[8])
   redis.call('EXPIRE', KEYS[5], ARGV[8])
 end
-redis.call('PUBLISH', KEYS[3], ARGV[5])
-return {1, ARGV[2]}
+local others = redis.call('PUBSUB', 'NUMSUB', KEYS[3])[2]
+local own = ARGV[9]
+if own and own ~= '' and redis.call('PUBSUB', 'NUMSUB', own)[2] > 0 then
+  others = others - 1
+end
+if others > 0 then
+  redis.call('PUBLISH', KEYS[3], ARGV[5])
+  return {1, ARGV[2], 1}
+end
+return {1, ARGV[2], 0}
 """
 
 KEEP_ANALYSIS = """

@@ -201,7 +201,7 @@ async def test_a_commits_waitaof_goes_on_the_connection_that_wrote(own_redis, le
     try:
         async with aioredis.from_url(own_redis.url) as admin:
             async with admin.monitor() as monitor:
-                assert await store.commit("durable", None, 1, b"data", b"entry", b"message", None) == (True, 1)
+                assert await store.commit("durable", None, 1, b"data", b"entry", b"message", None) == (True, 1, False)
                 for _ in range(50):  # bounded: the commit's commands (and a SCRIPT LOAD) are all there is
                     seen.append(await asyncio.wait_for(monitor.next_command(), 5))
                     if seen[-1]["command"].upper().startswith("WAITAOF"):
