@@ -21,9 +21,12 @@ and nothing else of ours: the embedded Valkey is started as ``python -m server``
 (``appendfsync always``), and each message is first committed with our own ``COMMIT`` script
 through our own lean clients (the same compare-and-set, a stored state of a room's size, the
 message appended to the room's log, a clock deadline, the message published on the room's
-channel), then sent to the room's other sockets when this process's pub/sub subscription
-delivers it, as our fan-out does (docs/ARCHITECTURE.md, "A move, end to end", steps 5 and 6).
-No game, no views, no checks: the distance from this app to ours is our own code's.
+channel only if somebody besides this process listens, which it tells the script by naming its
+link channel for a room whose subscription is confirmed), then sent to the room's other
+sockets from the script's reply when nothing was published, else when this process's pub/sub
+subscription delivers it, as our fan-out does (docs/ARCHITECTURE.md, "A move, end to end",
+steps 5 and 6). No game, no views, no checks: the distance from this app to ours is our own
+code's.
 """
 
 from __future__ import annotations
@@ -72,6 +75,8 @@ class Store:
         self.script = COMMIT
         self.link = open_link(url)
         self.pubsub = open_pubsub(url)
+        self.link_channel = f"link:baseline-{os.getpid()}"
+        self.live: set[str] = set()  # rooms whose subscription is confirmed
         self.keys: dict[str, list[str]] = {}  # a room's: state, log, channel, clocks, analysis
         self.versions: dict[str, int] = {}
         self.senders: dict[int, WebSocket] = {}
@@ -79,6 +84,7 @@ class Store:
 
     async def start(self) -> None:
         await self.pubsub.connect()
+        await self.pubsub.subscribe(self.link_channel)
         self.reader = asyncio.create_task(self._read())
 
     async def stop(self) -> None:
@@ -104,13 +110,19 @@ class Store:
         version = self.versions.get(room_id, 0)
         self.versions[room_id] = version + 1
         tagged = id(websocket).to_bytes(8, "little") + data
+        own = self.link_channel if room_id in self.live else ""
         args: list[bytes | str | int] = [str(version) if version else "-1", str(version + 1), STORED_STATE, data,
-                                         tagged, room_id, int(time.time() * 1000) + 60_000, ""]
-        await self.link.evalsha(self.script, self.keys[room_id], args)
+                                         tagged, room_id, int(time.time() * 1000) + 60_000, "", own]
+        reply = await self.link.evalsha(self.script, self.keys[room_id], args)
+        room = ROOMS.get(room_id)
+        if reply[0] and not reply[2] and room is not None:  # nobody else listens: no message
+            await fan_out(room, websocket, data)
 
     async def _read(self) -> None:
         while True:
             kind, chan, payload = await self.pubsub.read()
+            if kind == "subscribe" and chan != self.link_channel:
+                self.live.add(chan.removeprefix("b:{").removesuffix("}:events"))
             if kind != "message" or not isinstance(payload, bytes):
                 continue
             sender = self.senders.get(int.from_bytes(payload[:8], "little"))
