@@ -58,6 +58,8 @@ WAITAOF_MS = 1000
 
 KeepDue = Literal["keep"]
 KEEP_DUE: KeepDue = "keep"
+"""A commit's ``deadline_ms`` that leaves the room's entry in its due index as it is (the commits
+of a finished game after its end: :meth:`server.store.service.RoomService.act`)."""
 
 
 class Committed(NamedTuple):
@@ -69,8 +71,6 @@ class Committed(NamedTuple):
     ok: bool
     version: int | None
     published: bool = False
-"""A commit's ``deadline_ms`` that leaves the room's entry in its due index as it is (the commits
-of a finished game after its end: :meth:`server.store.service.RoomService.act`)."""
 
 
 class Store:
