@@ -7,14 +7,16 @@ published with ``PUBSUB NUMSUB`` and real subscribers, never by looking inside t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
+from collections.abc import AsyncIterator
 
 import redis.asyncio as aioredis
 
 from engine import Resign
 from server.app import Parts
 from server.core.decide import Play
-from server.core.room import Player
+from server.core.room import Player, Room
 from server.edge import new_game
 from server.store.keys import channel, link_channel
 from server.store.pubsub import PubSubError, open_pubsub
@@ -36,68 +38,71 @@ async def subscribers(redis_url: str, room_id: str) -> int:
         await client.aclose()
 
 
-async def test_a_commit_nobody_else_listens_to_is_not_published_and_reaches_the_local_socket(
-        parts: Parts, redis_url: str) -> None:
-    room = await parts.rooms.create(new_game.duel("brettspielnetz", 5), (ANNA, BEN))
+@contextlib.asynccontextmanager
+async def watched(parts: Parts, seed: int) -> AsyncIterator[tuple[Room, list]]:
+    """A new duel watched here by one recording socket (its snapshot and its presence frame
+    in): the room, and the frames the socket got."""
+    room = await parts.rooms.create(new_game.duel("brettspielnetz", seed), (ANNA, BEN))
     frames: list = []
     box = recorder(frames)
     writer = asyncio.create_task(box.run())
     try:
         await parts.hub.attach(room.id, box)
         await wait_for(lambda: any(f["t"] == "presence" for f in frames))  # its own message came
-        assert await subscribers(redis_url, room.id) == 1  # this process's link alone
-        heard = parts.hub.stats["messages"]
-        moved = await parts.rooms.act(room.id, ANNA, Play(pick_move(referee(5), random.Random(5))), room.version)
-        await wait_for(lambda: any(f["t"] == "update" and f["v"] == moved.version for f in frames))
-        assert parts.hub.stats["messages"] == heard  # no message came back: none was published
-        assert parts.cache.pending() == 0  # nothing waits for one
-        assert [f["v"] for f in frames if f["t"] in ("update", "snapshot")] == [room.version, moved.version]
+        yield room, frames
     finally:
         writer.cancel()
         await parts.hub.detach(room.id, box)
+
+
+async def explored(parts: Parts, room: Room, seed: int, frames: list) -> Room:
+    """Anna's move committed here, once its update reached the socket."""
+    moved = await parts.rooms.act(room.id, ANNA, Play(pick_move(referee(seed), random.Random(seed))), room.version)
+    await wait_for(lambda: any(f["t"] == "update" and f["v"] == moved.version for f in frames))
+    return moved
+
+
+def versions(frames: list) -> list[int]:
+    return [f["v"] for f in frames if f["t"] in ("update", "snapshot")]
+
+
+async def test_a_commit_nobody_else_listens_to_is_not_published_and_reaches_the_local_socket(
+        parts: Parts, redis_url: str) -> None:
+    async with watched(parts, 5) as (room, frames):
+        assert await subscribers(redis_url, room.id) == 1  # this process's link alone
+        heard = parts.hub.stats["messages"]
+        moved = await explored(parts, room, 5, frames)
+        assert parts.hub.stats["messages"] == heard  # no message came back: none was published
+        assert parts.cache.pending() == 0  # nothing waits for one
+        assert versions(frames) == [room.version, moved.version]
 
 
 async def test_with_another_listener_the_commit_is_published_and_the_local_socket_gets_it_once(
         parts: Parts, redis_url: str) -> None:
-    room = await parts.rooms.create(new_game.duel("brettspielnetz", 6), (ANNA, BEN))
-    frames: list = []
-    box = recorder(frames)
-    writer = asyncio.create_task(box.run())
     elsewhere = open_pubsub(redis_url)  # another process watching the same room
     await elsewhere.connect()
     try:
-        await parts.hub.attach(room.id, box)
-        await elsewhere.subscribe(channel(room.id))
-        assert await elsewhere.read() == ("subscribe", channel(room.id), 1)
-        await wait_for(lambda: any(f["t"] == "presence" for f in frames))  # its own message came
-        heard = parts.hub.stats["messages"]
-        moved = await parts.rooms.act(room.id, ANNA, Play(pick_move(referee(6), random.Random(6))), room.version)
-        kind, chan, payload = await asyncio.wait_for(elsewhere.read(), 5)
-        while kind == "message" and payload[:1] == b"P":  # presence (the attach's), not the commit
+        async with watched(parts, 6) as (room, frames):
+            await elsewhere.subscribe(channel(room.id))
+            assert await elsewhere.read() == ("subscribe", channel(room.id), 1)
+            heard = parts.hub.stats["messages"]
+            moved = await explored(parts, room, 6, frames)
             kind, chan, payload = await asyncio.wait_for(elsewhere.read(), 5)
-        assert (kind, chan) == ("message", channel(room.id)) and isinstance(payload, bytes)
-        await wait_for(lambda: parts.hub.stats["messages"] == heard + 1)  # the echo, claimed
-        await wait_for(lambda: any(f["t"] == "update" and f["v"] == moved.version for f in frames))
-        assert [f["v"] for f in frames if f["t"] in ("update", "snapshot")] == [room.version, moved.version]
+            while kind == "message" and payload[:1] == b"P":  # presence, not the commit
+                kind, chan, payload = await asyncio.wait_for(elsewhere.read(), 5)
+            assert (kind, chan) == ("message", channel(room.id)) and isinstance(payload, bytes)
+            await wait_for(lambda: parts.hub.stats["messages"] == heard + 1)  # the echo, claimed
+            assert versions(frames) == [room.version, moved.version]
     finally:
-        writer.cancel()
         await elsewhere.close()
-        await parts.hub.detach(room.id, box)
 
 
 async def test_another_process_commit_still_reaches_a_room_watched_here(parts: Parts) -> None:
     """A process that does not watch the room publishes to whoever does."""
-    room = await parts.rooms.create(new_game.duel("brettspielnetz", 7), (ANNA, BEN))
-    box = recorder([])
-    writer = asyncio.create_task(box.run())
-    try:
-        await parts.hub.attach(room.id, box)
+    async with watched(parts, 7) as (room, frames):
         resigned = await other_process(parts.store).act(room.id, BEN, Play(Resign()), room.version)
-        await wait_for(lambda: box.version == resigned.version)
+        await wait_for(lambda: resigned.version in versions(frames))
         assert parts.hub.stats["decoded"] >= 1
-    finally:
-        writer.cancel()
-        await parts.hub.detach(room.id, box)
 
 
 async def test_the_script_counts_the_committer_out_only_while_its_link_channel_is_subscribed(
