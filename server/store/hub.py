@@ -243,11 +243,7 @@ class Hub:
         """The link dropped: every room is stale until resynced."""
         if self._resync is not None:
             self._resync.cancel()
-        self.cache.set_all_stale()
         self.feed.link_lost()
-        for entry in self._entries.values():
-            entry.ready.clear()
-            entry.pending = 0
 
     def _unavailable(self, exc: Exception) -> None:
         """The first reconnect attempt failed: tell every local connection."""

@@ -74,8 +74,13 @@ class RoomFeed:
             self.leaving.pop(room_id, None)
 
     def link_lost(self) -> None:
-        """Every subscription went with the link: no confirmation of the old one will come."""
+        """Every subscription went with the link: no room is live until it is subscribed again,
+        and no confirmation of the old ones will come."""
+        self.cache.set_all_stale()
         self.leaving.clear()
+        for entry in self.entries.values():
+            entry.ready.clear()
+            entry.pending = 0
 
     def dispatch(self, kind: str, chan: str, payload: object) -> None:
         room_id = room_of_channel(chan)
@@ -116,10 +121,10 @@ class RoomFeed:
 
     def on_commit(self, room_id: str, entry: Entry, payload: bytes) -> None:
         message = read_commit(payload)
-        if self._arrived(room_id, entry, message.version, message.nonce):
-            return
         local = self.cache.claim(message.nonce)
         old = self.cache.held(room_id)
+        if self._caught_up(room_id, entry, old, message.version):
+            return
         if local is not None:
             self._deliver(room_id, entry, old, local.room, local.events, local.started)
         else:
@@ -134,22 +139,20 @@ class RoomFeed:
         if entry is None:
             return
         try:
-            if not self._arrived(room.id, entry, room.version, None):
-                self._deliver(room.id, entry, self.cache.held(room.id), room, events, started)
+            old = self.cache.held(room.id)
+            if not self._caught_up(room.id, entry, old, room.version):
+                self._deliver(room.id, entry, old, room, events, started)
         except Exception:  # the commit stands: its connections are closed, as for a message
             self._failed(room.id, entry)
 
-    def _arrived(self, room_id: str, entry: Entry, version: int, nonce: bytes | None) -> bool:
-        """True if ``version`` (or a later one) is here already: an attach or a refresh loaded it
-        before its message arrived. Connections still behind it get a snapshot of the latest
+    def _caught_up(self, room_id: str, entry: Entry, held: Room | None, version: int) -> bool:
+        """True if ``version`` (or a later one) is ``held`` already: an attach or a refresh loaded
+        it before its message arrived. Connections still behind it get a snapshot of the latest
         (skipping them would leave them stuck until the next change)."""
-        old = self.cache.held(room_id)
-        if old is None or old.version < version:
+        if held is None or held.version < version:
             return False
-        if nonce is not None:
-            self.cache.claim(nonce)
-        self._reseat(room_id, entry, old)
-        self.fanout.publish(entry.conns, None, old, ())
+        self._reseat(room_id, entry, held)
+        self.fanout.publish(entry.conns, None, held, ())
         return True
 
     def _deliver(self, room_id: str, entry: Entry, old: Room | None, new: Room, events: tuple[Event, ...],
