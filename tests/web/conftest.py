@@ -164,6 +164,15 @@ class Person:
         self.context.close()
 
 
+def same_place(before: dict[str, float] | None, after: dict[str, float] | None) -> bool:
+    """Whether two bounding boxes are the same place to within a pixel: what moves a target
+    out from under a pointer is a layout shift (a line, tens of pixels), not a pressed
+    button's 1 px nudge (``.btn:active``, eased in over 60 ms, so read at any fraction of it)
+    or the browser re-rounding a fractional position (seen in CI: 1/4096 px)."""
+    assert before is not None and after is not None, (before, after)
+    return all(abs(after[k] - before[k]) <= 1.01 for k in ("x", "y", "width", "height"))
+
+
 def wait_healthy(url: str, proc: subprocess.Popen[bytes], bound_s: float = 30) -> None:
     deadline = time.monotonic() + bound_s
     while time.monotonic() < deadline:
