@@ -1,7 +1,8 @@
 """Shared fixtures: a real embedded Valkey, live server processes, small clients.
 
 - ``redis_url`` (session): one embedded valkey-server (the same launcher as production) for
-  the whole run; tests keep apart by using fresh room ids.
+  the whole run, one per worker under pytest-xdist (``make test`` runs two); tests keep apart
+  by using fresh room ids.
 - ``start_server(**env)`` (function): launches ``python -m server`` on a free loopback port
   against that Redis and waits for ``/healthz``; every process is killed at teardown.
   ``LiveServer`` has ``url``, ``port``, ``proc``, ``log_path``, ``kill()`` (SIGKILL), ``stop()``.
@@ -156,6 +157,21 @@ async def api(live_server: LiveServer):
 
     async with Api(live_server.url) as client:
         yield client
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files with volume or slow tests first, each file's own order kept: the suite runs on
+    two workers, one file to a worker at a time (``-n 2 --dist loadfile``, the Makefile), and a
+    two-minute file started last would leave the other worker idle for as long."""
+    def rank(item: pytest.Item) -> int:
+        return 0 if item.get_closest_marker("volume") else 1 if item.get_closest_marker("slow") else 2
+
+    files: dict[str, int] = {}
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        files[path] = min(files.get(path, 2), rank(item))
+    order = {path: n for n, path in enumerate(files)}
+    items.sort(key=lambda item: (files[item.nodeid.split("::", 1)[0]], order[item.nodeid.split("::", 1)[0]]))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ANN001 - pytest's hook
