@@ -20,7 +20,7 @@ import zlib
 from engine import Move
 from engine.bots import LEVELS, Level, bot_move
 
-from .room import Player, Room
+from .room import Player, Room, Status
 
 PREFIX = "@bot"
 NAMES = {Level.EASY: "Computer (easy)", Level.MEDIUM: "Computer (medium)", Level.STRONG: "Computer (strong)"}
@@ -50,7 +50,7 @@ def has_computer(room: Room) -> bool:
 
 def to_answer(room: Room) -> int | None:
     """The level of the computer whose turn it is in a game being played, else ``None``."""
-    if room.game.outcome is not None or None in room.players:
+    if room.status is not Status.PLAYING:
         return None
     return level_of(room.players[room.game.to_move])
 

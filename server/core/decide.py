@@ -38,7 +38,7 @@ from engine.events import Event
 from .computer import has_computer, level_of, reply
 from .due import answer_due, clock_due, first_move_due
 from .outages import Outage, resumed
-from .room import Player, Room, Status
+from .room import Player, Room, Status, open_seat
 
 LEAVE_GRACE_MS = 60_000
 """How long a live game's player must be gone before the opponent may claim the game."""
@@ -227,7 +227,7 @@ def open_room(room_id: str, game: Game, players: tuple[Player | None, ...], cloc
     are never rated)."""
     if len(players) != game.seats:
         raise ValueError(f"a {game.kind} takes {game.seats} players, not {len(players)}")
-    room = Room(room_id, 1, game, players, clock, now_ms, seated_ms=None if None in players else now_ms)
+    room = Room(room_id, 1, game, players, clock, now_ms, seated_ms=None if open_seat(players) is not None else now_ms)
     return Commit(room.evolve(rated=rated and not has_computer(room)), "create", ())
 
 
@@ -263,13 +263,13 @@ def _join(room: Room, actor: Player | None, now_ms: int) -> Decision:
         return Refusal(Refused.NOT_SEATED, "only a player can take a seat", room)
     if room.seat_of(actor) is not None:
         return Unchanged(room)
-    if room.status is not Status.WAITING:
+    seat = open_seat(room.players)
+    if room.status is not Status.WAITING or seat is None:
         return Refusal(Refused.ROOM_FULL, "both seats are taken", room)
-    seat = room.players.index(None)
     players = list(room.players)
     players[seat] = actor
     new = room.evolve(version=room.version + 1, players=tuple(players))
-    if None not in players:
+    if open_seat(players) is None:
         new = new.evolve(seated_ms=now_ms)  # the first move is due from now (server.core.due)
     return Commit(new, "join", (seat, actor.to_data()))
 

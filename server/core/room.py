@@ -12,6 +12,7 @@ wrong marks). It goes to Redis and between server processes only; clients get vi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any
@@ -45,6 +46,16 @@ class Player:
     @classmethod
     def from_data(cls, data: dict[str, Any] | None) -> "Player | None":
         return cls(data["id"], data["name"]) if data else None
+
+
+def open_seat(players: Sequence[Player | None]) -> int | None:
+    """The first empty seat, or ``None`` when every seat is taken. Tested by identity: ``None in
+    players`` asks each seated Player's dataclass ``__eq__`` first (two Python calls a seat),
+    and a room's status is read several times a move."""
+    for seat, player in enumerate(players):
+        if player is None:
+            return seat
+    return None
 
 
 @dataclass(frozen=True)
@@ -83,7 +94,7 @@ class Room:
     def status(self) -> Status:
         if self.game.outcome is not None:
             return Status.OVER
-        if None in self.players:
+        if open_seat(self.players) is not None:
             return Status.WAITING
         return Status.PLAYING
 

@@ -62,6 +62,8 @@ class Census:
     cached_rooms: int
     pending_commits: int
     linked: bool
+    frames: int
+    """Frames queued on local connections since the process started."""
 
 
 class Hub:
@@ -140,7 +142,8 @@ class Hub:
             for conn in list(entry.conns):
                 key = ("spectator" if conn.viewer == SPECTATOR else "player", conn.codec)
                 counts[key] = counts.get(key, 0) + 1
-        return Census(counts, len(self._entries), self.cache.rooms_held(), self.cache.pending(), self.connected)
+        return Census(counts, len(self._entries), self.cache.rooms_held(), self.cache.pending(), self.connected,
+                      self.feed.fanout.stats["frames"])
 
     # ------------------------------------------------------------------ connections
 

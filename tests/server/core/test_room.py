@@ -8,7 +8,7 @@ import pytest
 
 from engine import SPECTATOR, Duel, Explore, Mark, Resign
 from engine.clock import Clock
-from server.core.room import Player, Room, Status
+from server.core.room import Player, Room, Status, open_seat
 
 ANNA, BEN = Player("a", "Anna"), Player("b", "Ben")
 
@@ -24,6 +24,12 @@ def test_status_follows_the_seats_and_the_game() -> None:
     game = room.game.copy()
     game.apply(1, Resign())
     assert room.evolve(game=game).status is Status.OVER
+
+
+def test_the_open_seat_is_the_first_empty_one() -> None:
+    assert open_seat((ANNA, BEN)) is None
+    assert open_seat((None, BEN)) == 0 and open_seat((ANNA, None)) == 1 and open_seat([None, None]) == 0
+    assert a_room(players=(None, BEN)).status is Status.WAITING
 
 
 def test_seats_and_viewers() -> None:
