@@ -131,6 +131,6 @@ class _HubCollector:
                                 value=now.pending_commits)
         yield GaugeMetricFamily("mineduel_redis_up", "1 while the pub/sub link to Redis is up, else 0.",
                                 value=1 if now.linked else 0)
-        # a plain count read here, not a Counter: its lock was ~0.4% of a move (docs/PERFORMANCE.md)
+        # the fan-out's own count, read here: not a Counter taking its lock on every fan-out
         yield CounterMetricFamily("mineduel_frames_queued", "Frames queued on local connections by the hub.",
                                   value=now.frames)

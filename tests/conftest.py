@@ -166,12 +166,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     def rank(item: pytest.Item) -> int:
         return 0 if item.get_closest_marker("volume") else 1 if item.get_closest_marker("slow") else 2
 
+    def file_of(item: pytest.Item) -> str:
+        return item.nodeid.split("::", 1)[0]
+
     files: dict[str, int] = {}
     for item in items:
-        path = item.nodeid.split("::", 1)[0]
-        files[path] = min(files.get(path, 2), rank(item))
+        files[file_of(item)] = min(files.get(file_of(item), 2), rank(item))
     order = {path: n for n, path in enumerate(files)}
-    items.sort(key=lambda item: (files[item.nodeid.split("::", 1)[0]], order[item.nodeid.split("::", 1)[0]]))
+    items.sort(key=lambda item: (files[file_of(item)], order[file_of(item)]))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ANN001 - pytest's hook
