@@ -540,6 +540,16 @@ def app_valkey_ms(f: dict) -> float | None:
     return f["app_ms"] + (f["valkey_ms"] or 0.0)
 
 
+def per_client(f: dict) -> float | None:
+    """The app's CPU a message over the client's in the same run. Two of our servers give the
+    client the same work a message, so this ratio between them leaves out what the machine did
+    to both processes in that run: a neighbour slowing the whole VM raises the client's CPU a
+    message as much as the app's (docs/PERFORMANCE.md, twenty-fifth session)."""
+    if not f["app_ms"] or not f["client_ms"]:
+        return None
+    return f["app_ms"] / f["client_ms"]
+
+
 def print_round(figs: list[dict], baseline: dict | None) -> None:
     print(f"{'target':<28} {'p50':>7} {'p99':>7} {'max':>7} {'undeliv':>7} {'late':>5} "
           f"{'app ms/msg':>10} {'+valkey':>8} {'client ms/msg':>13} {'client %':>8} {'lag p99':>7} "
@@ -552,15 +562,18 @@ def print_round(figs: list[dict], baseline: dict | None) -> None:
               f"{fmt_ms(f['client_ms']):>13} {client:>8} {fmt_ms(f['lag_p99']):>7} "
               f"{ratio(f['p99'], b['p99']) if b else '':>8} {ratio(f['app_ms'], b['app_ms']) if b else '':>8} "
               f"{ratio(app_valkey_ms(f), b['app_ms']) if b else '':>12}")
-    def line(a: dict, b: dict, name: str) -> None:
-        print(f"{name}: p99 {ratio(a['p99'], b['p99'])}, app CPU/msg {ratio(a['app_ms'], b['app_ms'])}, "
-              f"app+valkey CPU/msg {ratio(app_valkey_ms(a), app_valkey_ms(b))}")
+    def line(a: dict, b: dict, name: str, same_client: bool = True) -> None:
+        text = (f"{name}: p99 {ratio(a['p99'], b['p99'])}, app CPU/msg {ratio(a['app_ms'], b['app_ms'])}, "
+                f"app+valkey CPU/msg {ratio(app_valkey_ms(a), app_valkey_ms(b))}")
+        if same_client:
+            text += f", app CPU/msg over the client's {ratio(per_client(a), per_client(b))}"
+        print(text)
 
     by_label = {f["label"]: f for f in figs}
     first = figs[0]
     for f in figs[1:]:
         if f["kind"] == "stored":
-            line(first, f, f"{first['label']} / {f['label']} (our own code's share)")
+            line(first, f, f"{first['label']} / {f['label']} (our own code's share)", same_client=False)
         if f["kind"] != "ours":
             continue
         if f["label"].endswith(DISK):
@@ -638,6 +651,11 @@ def mode_play(args: argparse.Namespace) -> None:
                       if rd[i]["app_ms"] and rd[store_i]["app_ms"]]
                 if rs:
                     line += f"  CPU/{STORED} {statistics.median(rs):.2f}x ({', '.join(f'{x:.2f}' for x in rs)})"
+            if i != 0 and t.kind == "ours" and targets[0].kind == "ours":
+                rn = [per_client(rd[0]) / per_client(rd[i]) for rd in rounds if per_client(rd[0]) and per_client(rd[i])]
+                if rn:
+                    line += (f"  {targets[0].label} / it, over the client's CPU {statistics.median(rn):.2f}x "
+                             f"({', '.join(f'{x:.2f}' for x in rn)})")
             print(line)
 
 
