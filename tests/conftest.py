@@ -90,9 +90,24 @@ class LiveServer:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
 
+class PortTaken(RuntimeError):
+    """The server could not bind the port it was given: somebody took it first."""
+
+
 def launch_server(redis_url: str | None, log_dir: Path, **env: str) -> LiveServer:
-    """Start ``python -m server`` on a free port and wait (bounded) until /healthz answers 200."""
-    port = free_port()
+    """Start ``python -m server`` on a free port and wait (bounded) until /healthz answers 200.
+    A server that exits because its port was taken between :func:`free_port` and its bind
+    (two test workers may be handed the same free port) is started again on another."""
+    for attempt in range(3):
+        try:
+            return _launch_on(free_port(), redis_url, log_dir, env)
+        except PortTaken:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _launch_on(port: int, redis_url: str | None, log_dir: Path, env: dict[str, str]) -> LiveServer:
     full_env = {
         **os.environ,
         "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
@@ -119,7 +134,9 @@ def launch_server(redis_url: str | None, log_dir: Path, **env: str) -> LiveServe
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode}:\n{server.log()}")
+            log = server.log()
+            raise (PortTaken if "address already in use" in log else RuntimeError)(
+                f"server exited with {proc.returncode}:\n{log}")
         try:
             if httpx.get(server.url + "/healthz", timeout=1).status_code == 200:
                 return server
