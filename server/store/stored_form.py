@@ -15,8 +15,11 @@ document. (Keys come in another order than in ``to_data()``; a map has no order.
 
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
 from typing import Any
+
+from engine import Game
 
 from ..core.room import Room
 from .keys import pack, unpack
@@ -24,6 +27,11 @@ from .keys import pack, unpack
 GAMES_KEPT = 4096
 """Games whose packed parts are kept (least recently written go first); a miss only costs
 packing the game's parts again."""
+
+FINISHED_KEPT = 512
+"""Finished games whose packed snapshot is kept for the commits their rooms still make (a
+rematch offered, declined, linked): about 4 KB each, 2 MB at most, the least recently written
+going first."""
 
 
 def unpack_room(data: bytes, previous: Room | None = None) -> Room:
@@ -82,29 +90,51 @@ class _Game:
 
 
 class StoredForm:
-    def __init__(self, games_kept: int = GAMES_KEPT) -> None:
+    def __init__(self, games_kept: int = GAMES_KEPT, finished_kept: int = FINISHED_KEPT) -> None:
         self._games: OrderedDict[int, _Game] = OrderedDict()
         self._kept = games_kept
+        self._finished: OrderedDict[int, tuple[weakref.ref[Game], bytes]] = OrderedDict()
+        self._finished_kept = finished_kept
 
     def pack(self, room: Room) -> bytes:
-        """The stored form of ``room``: the bytes of ``pack(room.to_data())`` up to key order.
-
-        A finished game's parts are dropped once it is packed: the few commits its room still
-        makes (a rematch offered, declined or linked) pack them whole again. Kept, each held
-        about 4 KB until 4,096 later games had pushed it out (some 17 MB; bench/soak.py's server
-        grew by about 1 MB a minute: docs/PERFORMANCE.md, twentieth session)."""
-        parts = room.game.snapshot_parts()
-        game = self._game(parts.fixed, keep=room.game.outcome is None)
-        state = (map_header(len(parts.fixed) + len(parts.changing) + len(parts.appended)) + game.fixed_bytes
-                 + packed_pairs(parts.changing)
-                 + b"".join(game.appended(key, items) for key, items in parts.appended.items()))
+        """The stored form of ``room``: the bytes of ``pack(room.to_data())`` up to key order."""
         fields = room.stored_fields()
         return b"".join((map_header(len(fields) + 1), packed_pairs(fields),
-                         _GAME, map_header(2), _KIND, pack(room.kind), _STATE, state))
+                         _GAME, map_header(2), _KIND, pack(room.kind), _STATE, self._state(room.game)))
+
+    def _state(self, game: Game) -> bytes:
+        """``game``'s packed snapshot, from its parts packed before.
+
+        A finished game's parts are dropped once it is packed (kept, each held about 4 KB until
+        4,096 later games had pushed it out: some 17 MB, bench/soak.py's server grew by about
+        1 MB a minute, docs/PERFORMANCE.md, twentieth session). Its whole snapshot is kept
+        instead, with a weak reference to the game object, for the commits its room still makes
+        (a rematch offered, declined or linked): a Room's game is never changed once committed
+        (server.core.decide copies it to move), so while that object lives its snapshot is these
+        bytes; once it is gone, or pushed out, a commit packs it whole again."""
+        finished = game.outcome is not None
+        if finished:
+            known = self._finished.get(id(game))
+            if known is not None and known[0]() is game:
+                return known[1]
+        parts = game.snapshot_parts()
+        packed = self._game(parts.fixed, keep=not finished)
+        state = (map_header(len(parts.fixed) + len(parts.changing) + len(parts.appended)) + packed.fixed_bytes
+                 + packed_pairs(parts.changing)
+                 + b"".join(packed.appended(key, items) for key, items in parts.appended.items()))
+        if finished:
+            self._finished[id(game)] = (weakref.ref(game), state)
+            while len(self._finished) > self._finished_kept:
+                self._finished.popitem(last=False)
+        return state
 
     def __len__(self) -> int:
         """Games whose packed parts are kept."""
         return len(self._games)
+
+    def finished_kept(self) -> int:
+        """Finished games whose packed snapshot is kept."""
+        return len(self._finished)
 
     def _game(self, fixed: dict[str, Any], keep: bool) -> _Game:
         """The packed parts of ``fixed``'s game, kept for its next version if ``keep`` (taken out

@@ -101,3 +101,26 @@ def test_packing_a_finished_game_pushes_out_no_game_still_going() -> None:
     assert unpack(stored.pack(done)) == plain(done)
     assert len(stored) == 1  # the going game's parts: the finished one took no room
     assert unpack(stored.pack(going[-1])) == plain(going[-1])
+
+
+def test_a_finished_games_snapshot_is_packed_once_while_its_game_lives() -> None:
+    stored = StoredForm()
+    done = versions(5)[-1]
+    assert done.game.outcome is not None
+    first = stored.pack(done)
+    offer = done.evolve(version=done.version + 1, rematch_offer=0)  # the same game object
+    wanted = plain(offer)
+    real, calls = done.game.snapshot_parts, []
+    done.game.snapshot_parts = lambda: calls.append(1) or real()  # type: ignore[method-assign]
+    assert unpack(stored.pack(offer)) == wanted and calls == []  # the kept bytes, not packed again
+    del done.game.snapshot_parts
+    # another object of the same game (decoded, as after a load) is packed again: the same bytes
+    loaded = Room.from_data(unpack(first))
+    assert loaded.game is not done.game and stored.pack(loaded) == first
+    # only as many finished games as it keeps
+    small = StoredForm(finished_kept=1)
+    ends = [versions(seed)[-1] for seed in (5, 7)]
+    assert all(room.game.outcome is not None for room in ends)
+    for room in ends:
+        small.pack(room)
+    assert small.finished_kept() == 1 and len(small) == 0
