@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import signal
@@ -98,13 +99,10 @@ def launch_server(redis_url: str | None, log_dir: Path, **env: str) -> LiveServe
     """Start ``python -m server`` on a free port and wait (bounded) until /healthz answers 200.
     A server that exits because its port was taken between :func:`free_port` and its bind
     (two test workers may be handed the same free port) is started again on another."""
-    for attempt in range(3):
-        try:
+    for _ in range(2):
+        with contextlib.suppress(PortTaken):
             return _launch_on(free_port(), redis_url, log_dir, env)
-        except PortTaken:
-            if attempt == 2:
-                raise
-    raise AssertionError("unreachable")
+    return _launch_on(free_port(), redis_url, log_dir, env)
 
 
 def _launch_on(port: int, redis_url: str | None, log_dir: Path, env: dict[str, str]) -> LiveServer:

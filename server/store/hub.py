@@ -143,7 +143,7 @@ class Hub:
                 key = ("spectator" if conn.viewer == SPECTATOR else "player", conn.codec)
                 counts[key] = counts.get(key, 0) + 1
         return Census(counts, len(self._entries), self.cache.rooms_held(), self.cache.pending(), self.connected,
-                      self.feed.fanout.stats["frames"])
+                      self.fanout.stats["frames"])
 
     # ------------------------------------------------------------------ connections
 
