@@ -291,6 +291,8 @@ def _claim(room: Room, actor: Player | None, draw: bool, gone_since_ms: int | No
     seat = room.seat_of(actor)
     if seat is None:
         return Refusal(Refused.NOT_SEATED, "only a player of this game can claim it", room)
+    if len(room.players) != 2:  # a classic game: nobody to have left
+        return Refusal(Refused.NOT_A_MOVE, "only a game against an opponent can be claimed", room)
     if room.status is not Status.PLAYING:
         return Refusal(Refused.NOT_PLAYING if room.status is Status.WAITING else Refused.GAME_OVER,
                        "only a game being played can be claimed", room)

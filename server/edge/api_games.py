@@ -97,7 +97,7 @@ async def create_solo(request: Request) -> JSONResponse:
     body = await read_body(request)
     preset = body.get("preset")
     if preset is not None:
-        if preset not in PRESETS:
+        if type(preset) is not str or preset not in PRESETS:
             raise ApiError(400, "bad_field", f"\"preset\" must be one of {sorted(PRESETS)}")
         width, height, mines = PRESETS[preset]
     else:

@@ -89,7 +89,8 @@ async def test_a_loss_shows_the_fatal_mine_and_ranks_nowhere(api, live_server):
 async def test_bad_solo_requests(api):
     anna = await api.guest(unique("Anna"))
     for body in ({"width": 4}, {"width": 61}, {"height": 41}, {"mines": 0}, {"width": 9, "height": 9, "mines": 73},
-                 {"width": 9.0}, {"no_guess": "yes"}, {"preset": "huge"}, {"mines": True}):
+                 {"width": 9.0}, {"no_guess": "yes"}, {"preset": "huge"}, {"mines": True}, {"preset": []},
+                 {"preset": {}}, {"preset": ["beginner"]}):
         with pytest.raises(ApiError) as e:
             await api.request("POST", "/api/v1/solo", anna.token, body)
         assert e.value.status == 400 and e.value.code == "bad_field", body
@@ -135,3 +136,21 @@ async def test_the_layout_hook_is_off_without_the_test_hooks(start_server):
             await layout(api, game["id"])
         assert e.value.status == 403
     await asyncio.sleep(0)
+
+
+async def test_a_classic_game_cannot_be_claimed_and_the_socket_stays_open(api, live_server):
+    """A claim is for a duel whose opponent left: a classic game's player asking for one over
+    HTTP or the socket is refused (it has no opponent), the game unchanged and the socket open."""
+    anna = await api.guest(unique("Anna"))
+    game = await api.solo(anna.token, width=9, height=9, mines=10, seed=5)
+    for result in ("win", "draw"):
+        with pytest.raises(ApiError) as e:
+            await api.request("POST", f"/api/v1/games/{game['id']}/claim", anna.token, {"result": result})
+        assert (e.value.status, e.value.code) == (409, "not_a_move")
+    async with await GameSocket.connect(live_server.url, game["id"], anna.token) as sock:
+        await sock.until(lambda f: f["t"] == "snapshot")
+        await sock.send({"t": "claim", "result": "win"})
+        assert (await sock.until(lambda f: f["t"] == "error"))["code"] == "not_a_move"
+        await sock.move("flag", (8, 8))  # the socket still plays
+        await sock.until(lambda f: f["t"] == "update")
+    assert (await api.game(game["id"]))["v"] == game["v"] + 1  # the flag, nothing else

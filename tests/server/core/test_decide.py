@@ -15,12 +15,16 @@ from hypothesis import strategies as st
 
 from engine import (
     Abort,
+    Chord,
     ClaimAbandoned,
+    Classic,
     Duel,
     Explore,
+    Flag,
     IllegalCode,
     Mark,
     Resign,
+    Reveal,
     Timeout,
 )
 from engine.clock import DAY_MS, Clock
@@ -260,6 +264,13 @@ def test_a_game_is_claimed_only_after_the_opponent_was_gone_for_the_grace_period
     refused(corr, ANNA, Claim(False, gone), None, gone + DAY_MS, Refused.OPPONENT_PRESENT)  # the clock decides
 
 
+def test_a_classic_game_cannot_be_claimed_it_has_no_opponent() -> None:
+    room = open_room("s1", Classic.new(9, 9, 10, random.Random(3)), (ANNA,), None, T0).room
+    for draw in (False, True):
+        refused(room, ANNA, Claim(draw, T0), None, T0 + LEAVE_GRACE_MS + 1, Refused.NOT_A_MOVE)
+        refused(room, ANNA, Claim(draw, None), None, T0, Refused.NOT_A_MOVE)
+
+
 # ---------------------------------------------------------------------- computers
 
 
@@ -327,6 +338,30 @@ actors = st.sampled_from([ANNA, BEN, CY, None])
                                                                  st.integers(0, 30_000)), max_size=60))
 def test_any_sequence_of_commands_gives_plain_answers_and_refusals_change_nothing(seed, timed, steps) -> None:
     room = open_room("r1", duel(seed), (ANNA, None), Clock.new(60_000, 1_000) if timed else None, T0).room
+    play_out(room, steps)
+
+
+classic_commands = st.one_of(
+    st.builds(lambda r, c, kind: Play(kind((r, c))), st.integers(-1, 9), st.integers(-1, 9),
+              st.sampled_from([Reveal, Flag, Chord, Explore])),
+    st.just(Play(Resign())), st.just(Play(Timeout())), st.just(Play(Abort())), st.just(Join()), st.just(Tick()),
+    st.builds(Claim, st.booleans(), st.one_of(st.none(), st.integers(T0, T0 + 200_000))),
+    st.just(OfferRematch()), st.just(DeclineRematch()),
+    st.builds(LinkRematch, st.sampled_from(["x1", "x2"])),
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 10**6), st.lists(st.tuples(actors, classic_commands, st.integers(-1, 3),
+                                                 st.integers(0, 30_000)), max_size=60))
+def test_any_sequence_of_commands_on_a_classic_game_gives_plain_answers_and_refusals_change_nothing(
+        seed, steps) -> None:
+    """The same for the one-seat game: every command the socket and the API can send, the
+    ones that only make sense in a duel (a claim, a rematch offer) included."""
+    play_out(open_room("s1", Classic.new(9, 9, 10, random.Random(seed)), (ANNA,), None, T0).room, steps)
+
+
+def play_out(room: Room, steps) -> None:  # noqa: ANN001
     now = T0
     for actor, command, lag, step in steps:
         now += step
