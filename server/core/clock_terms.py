@@ -37,9 +37,10 @@ def clock_of(value: Any) -> Clock | None:
     for name, x, top in (("initial", initial, MAX_INITIAL_S), ("increment", increment, MAX_INCREMENT_S)):
         if not _seconds(x, top):
             raise BadClock(f"clock {name} must be a number of seconds in 0..{top}")
-    if initial <= 0:
-        raise BadClock("clock initial must be > 0")
-    return Clock.new(int(initial * 1000), int(increment * 1000))
+    initial_ms, increment_ms = int(initial * 1000), int(increment * 1000)  # a clock counts whole ms
+    if initial_ms <= 0:
+        raise BadClock("clock initial must be at least 0.001 s (1 ms)")
+    return Clock.new(initial_ms, increment_ms)
 
 
 def _seconds(value: Any, top: int) -> bool:
