@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 
+from ..core.computer import NAMES as COMPUTER_NAMES
 from ..core.ratings import CATEGORIES, DEFAULT, SCORES, Rating, rate_game
 from . import scripts
 from .keys import (
@@ -81,6 +82,11 @@ def name_key(name: str) -> str:
     return " ".join(folded.split())
 
 
+RESERVED = frozenset(name_key(name) for name in COMPUTER_NAMES.values())
+"""The computers' names (:data:`server.core.computer.NAMES`), in every case and width: theirs,
+never registered to a person (a person called "Computer (easy)" would pass for one)."""
+
+
 class Players:
     """Player records: a unique display name per player id."""
 
@@ -122,6 +128,8 @@ class Players:
         key = name_key(name)
         if not key:
             raise ValueError("an empty name cannot be claimed")
+        if key in RESERVED:
+            raise NameTaken(f"the name {name!r} is a computer's")
         answer = await self._claim(keys=[player_key(player_id), NAMES],
                                    args=[player_id, name, key, "1" if must_exist else "0"])
         if answer == b"taken":

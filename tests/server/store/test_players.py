@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 
+from server.core.computer import NAMES as COMPUTER_NAMES
 from server.core.ratings import (
     BLITZ,
     BULLET,
@@ -101,6 +102,19 @@ async def test_names_are_unique_whatever_their_case_or_width(clients) -> None:
     assert await players.name_of(other) is None
     assert await players.register(anna, name) == name  # registering again changes nothing
     assert await players.names_of([anna, other, third]) == {anna: name}
+
+
+async def test_the_computers_names_are_theirs_in_any_case_or_width(clients) -> None:
+    players = Players(clients[0])
+    anna = fresh()
+    await players.register(anna, "Anna" + fresh("x"))
+    for name in (*COMPUTER_NAMES.values(), "computer (MEDIUM)", fullwidth("Computer (strong)"), " Computer  (easy) "):
+        with pytest.raises(NameTaken):
+            await players.register(fresh(), name)
+        with pytest.raises(NameTaken):
+            await players.rename(anna, name)
+        assert await players.holder_of(name) is None
+    assert await players.register(fresh(), "Computer (easy) fan" + fresh("x"))  # only the names themselves
 
 
 async def test_a_rename_frees_the_old_name(clients) -> None:
