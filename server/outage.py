@@ -12,6 +12,7 @@ import logging
 from typing import Any
 
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .logs import event
@@ -33,7 +34,11 @@ def is_outage(exc: BaseException) -> bool:
 
 def redis_down(metrics: Metrics | None, op: str, exc: BaseException, **ids: Any) -> bool:
     """Count and log a failed Redis call; True if it is an outage (the caller then answers
-    ``unavailable``), False for anything else (a bug: the caller lets it propagate)."""
+    ``unavailable``), False for anything else (a bug: the caller lets it propagate). An
+    exception that is not Redis's (the callers wrap whole operations, decisions included) is
+    neither counted nor logged here: it is a bug, and the handler that catches it logs it."""
+    if not isinstance(exc, (RedisError, *OUTAGE)):
+        return False
     outage = is_outage(exc)
     if metrics is not None:
         metrics.redis_errors.labels(op).inc()
