@@ -47,8 +47,13 @@ def redact(text: str) -> str:
 
 
 class RedactFilter(logging.Filter):
-    """Scrubs credentials from any record, including other libraries' (uvicorn logs the
-    websocket path with its query string, and clients may pass ``?token=`` there)."""
+    """Scrubs credentials from any record, including other libraries' (uvicorn logs every
+    request's path with its query string, and clients may pass ``?token=`` there).
+
+    The record keeps its shape where it can: its string arguments are redacted one by one, so
+    a formatter that reads ``record.args`` itself (uvicorn's access formatter unpacks the
+    client, method, path, version and status) still finds them. Only a credential that is in
+    no argument makes the message one redacted string with no arguments."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
@@ -56,9 +61,25 @@ class RedactFilter(logging.Filter):
         except Exception:  # a broken format string: leave it to the handler to complain
             return True
         clean = redact(message)
-        if clean != message:
-            record.msg, record.args = clean, None
+        if clean == message:
+            return True
+        if isinstance(record.args, tuple):
+            args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+            try:
+                redacted_args = logging.LogRecord.getMessage(_with(record, args))
+            except Exception:
+                redacted_args = None
+            if redacted_args is not None and redact(redacted_args) == redacted_args:
+                record.args = args
+                return True
+        record.msg, record.args = clean, None
         return True
+
+
+def _with(record: logging.LogRecord, args: tuple[Any, ...]) -> logging.LogRecord:
+    copy = logging.makeLogRecord(record.__dict__)
+    copy.args = args
+    return copy
 
 
 def configure(level: str = "info") -> None:

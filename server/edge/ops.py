@@ -3,7 +3,8 @@ accounting of policy closes.
 
 - :data:`routes`: ``/metrics`` (Prometheus text format, this process's registry).
 - :data:`exception_handlers`: an HTTP route that hit a Redis outage answers ``503
-  unavailable`` (JSON under ``/api``, plain text elsewhere) with ``Retry-After``.
+  unavailable`` (JSON under ``/api``, plain text elsewhere) with ``Retry-After``; a client
+  that left in the middle of its request's body is not a server error.
 - :class:`CloseObserver`: ASGI middleware that sees every websocket close the app sends; each
   1008 (policy) close is counted by reason and logged once, with room and player ids, whichever
   edge or check sent it.
@@ -16,7 +17,7 @@ from typing import Any
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -54,7 +55,17 @@ async def _outage_response(request: Any, exc: Exception) -> Response | None:
                              status_code=503, headers=headers)
 
 
-exception_handlers = {RedisConnectionError: _outage_response, RedisTimeoutError: _outage_response}
+async def _client_gone(request: Request, _exc: Exception) -> Response:
+    """The client closed the connection before its request's body was all there: nobody is
+    left to answer, and it is not a server error (Starlette raises ``ClientDisconnect`` from
+    the body's read, which would be logged as an exception in the application). The status
+    is nginx's "client closed request"."""
+    event(log, "client_gone", path=request.url.path)
+    return Response(status_code=499)
+
+
+exception_handlers = {RedisConnectionError: _outage_response, RedisTimeoutError: _outage_response,
+                      ClientDisconnect: _client_gone}
 
 
 class CloseObserver:

@@ -257,3 +257,33 @@ async def test_a_heartbeat_period_of_zero_means_no_heartbeat(start_server):
                             seen.append(frame)
                             break
             assert bool(seen) is heartbeats
+
+
+async def until_logged(server, text: str) -> str:
+    for _ in range(200):
+        log = server.log()
+        if text in log:
+            return log
+        await asyncio.sleep(0.025)
+    raise AssertionError(f"{text!r} never logged")
+
+
+async def test_a_client_leaving_mid_body_and_a_token_in_a_path_are_no_errors_in_the_log(start_server):
+    """A request whose client closes the connection before its body is all there (the API's
+    JSON and a page's form) is logged as the client's leaving, not as an exception in the
+    application; a request with ``?token=`` keeps its access line, the token redacted."""
+    server = start_server(LOG_LEVEL="info")
+    host, port = server.url.removeprefix("http://").split(":")
+    for path in ("/api/v1/guests", "/guest"):
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{{}}".encode())
+        await writer.drain()
+        await asyncio.sleep(0.05)
+        writer.close()
+        await until_logged(server, f"event=client_gone path={path}")
+    async with httpx.AsyncClient(base_url=server.url) as http:
+        assert (await http.get("/api/v1/leaderboard?preset=beginner&token=abc.secret")).status_code == 200
+    text = await until_logged(server, "token=[redacted]")
+    assert "GET /api/v1/leaderboard?preset=beginner&token=[redacted] HTTP/1.1\" 200" in text
+    assert "abc.secret" not in text
+    assert "ERROR" not in text and "Traceback" not in text and "Logging error" not in text

@@ -1,10 +1,12 @@
+import logging
 import shlex
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from uvicorn.logging import AccessFormatter
 
-from server.logs import format_event
+from server.logs import RedactFilter, format_event
 
 
 def test_key_value_line():
@@ -23,3 +25,27 @@ def test_values_with_spaces_or_quotes_split_back_into_one_field(value):
 def test_secret_fields_are_refused(key):
     with pytest.raises(ValueError):
         format_event("oops", **{key: "x"})
+
+
+def access_record(path: str) -> logging.LogRecord:
+    return logging.LogRecord("uvicorn.access", logging.INFO, __file__, 1, '%s - "%s %s HTTP/%s" %d',
+                             ("127.0.0.1:5000", "POST", path, "1.1", 200), None)
+
+
+def test_a_token_in_a_request_path_is_redacted_and_the_access_line_still_formats():
+    """uvicorn's access formatter unpacks the record's arguments: the filter redacts them in
+    place (it once replaced them with ``None``, and every request with ``?token=`` lost its
+    access line to a formatting error)."""
+    record = access_record("/api/v1/guests/me/name?token=abc.def&x=1")
+    assert RedactFilter().filter(record)
+    line = AccessFormatter('%(client_addr)s - "%(request_line)s" %(status_code)s', use_colors=False).format(record)
+    assert line == '127.0.0.1:5000 - "POST /api/v1/guests/me/name?token=[redacted]&x=1 HTTP/1.1" 200 OK'
+    plain = access_record("/api/v1/leaderboard?preset=beginner")
+    assert RedactFilter().filter(plain) and plain.args[2] == "/api/v1/leaderboard?preset=beginner"
+
+
+def test_a_credential_in_the_message_itself_is_redacted_whole():
+    record = logging.LogRecord("x", logging.INFO, __file__, 1, "Authorization: Bearer abc.def for %s", ("r1",), None)
+    assert RedactFilter().filter(record)
+    assert record.getMessage() == "Authorization: Bearer [redacted] for r1"
+    assert "abc.def" not in record.getMessage()
