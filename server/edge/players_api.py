@@ -17,6 +17,7 @@ from starlette.routing import Route
 
 from ..core.ratings import Rating
 from .json_edge import ApiError, handles, player_of
+from .wire import digits_value
 
 PLAYER_ID = re.compile(r"^[A-Za-z0-9_@-]{1,64}$")
 STATUSES = ("playing", "over")
@@ -62,9 +63,10 @@ def _limit(request: Request) -> int:
     raw = request.query_params.get("limit")
     if raw is None:
         return DEFAULT_LIMIT
-    if not (raw.isascii() and raw.isdigit() and 1 <= int(raw) <= MAX_LIMIT):
+    limit = digits_value(raw, MAX_LIMIT)
+    if not limit:
         raise ApiError(400, "bad_field", f"\"limit\" must be a whole number in 1..{MAX_LIMIT}")
-    return int(raw)
+    return limit
 
 
 @handles

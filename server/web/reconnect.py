@@ -37,6 +37,8 @@ from typing import Any
 from markupsafe import Markup
 from starlette.requests import Request
 
+from ..edge.wire import digits_value
+
 FIRST_DELAY_MS = 100
 """The wait after a socket closed before the first GET (a dying server may still answer)."""
 MAX_DELAY_MS = 30_000
@@ -56,8 +58,8 @@ def delay_ms(n: int) -> int:
 
 def count_of(request: Request) -> int:
     """The ``reconnect`` query parameter of a page request (0 when absent or malformed)."""
-    raw = request.query_params.get("reconnect", "")
-    return min(int(raw), MAX_COUNT) if raw.isdigit() and len(raw) < 4 else 0
+    found = digits_value(request.query_params.get("reconnect"), 999)
+    return 0 if found is None else min(found, MAX_COUNT)
 
 
 def reconnect_area(macros: Any, request: Request) -> Markup:

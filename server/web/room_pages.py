@@ -17,6 +17,7 @@ from ..core.decide import DeclineRematch, Join, Play, Refused
 from ..core.room import Player, Room, Status
 from ..edge import new_game
 from ..edge.peer import is_tls
+from ..edge.wire import digits_value
 from ..outage import redis_down
 from ..store.analyses import NotAnalysed, StoredAnalysis
 from ..store.service import RoomRefused
@@ -66,9 +67,12 @@ async def load_labels(request: Request, codec: HtmlCodec, room: Room) -> None:
             raise
 
 
+MAX_STEP = 999_999
+"""The largest replay step ``?at=`` names (a game has far fewer; a larger one is no step)."""
+
+
 def _at(request: Request) -> int | None:
-    raw = request.query_params.get("at")
-    return int(raw) if raw is not None and raw.isdigit() and len(raw) < 7 else None
+    return digits_value(request.query_params.get("at"), MAX_STEP)
 
 
 def _odds(request: Request) -> bool:

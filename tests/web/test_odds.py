@@ -118,3 +118,21 @@ def test_the_element_loads_itself_until_the_analysis_is_there(client: TestClient
     for at in (0, 1, 5):
         alone = client.get(f"/g/{room_id}/odds?at={at}", headers=HX).text
         assert alone in client.get(f"/g/{room_id}/replay?at={at}", headers=HX).text
+
+
+def unticketed(page: str) -> str:
+    """``page`` without its socket ticket (made at each render: server/web/socket_ticket.py)."""
+    return re.sub(r"=[0-9a-f]{8,}\.[\w-]+", "=TICKET", page)
+
+
+@pytest.mark.parametrize("odd", ["\u00b2", "\u2460", "\uff11", "-1", "1.0", "", "9" * 20])
+def test_a_step_that_is_not_ascii_digits_is_no_step(client: TestClient, game, odd: str) -> None:
+    """``?at=`` takes ASCII digits only: a superscript or circled digit (which ``str.isdigit``
+    accepts and ``int`` refuses) once answered 500; now it is the end, as with no ``at``."""
+    room_id, _duel, _result = game
+    end = unticketed(client.get(f"/g/{room_id}").text)
+    assert unticketed(client.get(f"/g/{room_id}", params={"at": odd}).text) == end
+    for path in ("replay", "odds"):
+        answer = client.get(f"/g/{room_id}/{path}", params={"at": odd}, headers=HX)
+        assert answer.status_code == 200
+        assert answer.text == client.get(f"/g/{room_id}/{path}", params={"at": "0"}, headers=HX).text
