@@ -37,10 +37,19 @@ async def client_frames(websocket: WebSocket, settings: Settings, conn: Closable
         frame = message.get("bytes")
         if frame is None:
             frame = message.get("text") or ""
-        if len(frame) > settings.max_frame_bytes:
+        if frame_size(frame) > settings.max_frame_bytes:
             conn.close(POLICY_CLOSE, "frame too large")
             return
         if not limit.allow(conn.viewer, time.monotonic()):
             conn.close(POLICY_CLOSE, "rate limit exceeded")
             return
         yield frame
+
+
+def frame_size(frame: bytes | str) -> int:
+    """The frame's size in bytes as it came over the wire: a text frame's UTF-8 bytes, not its
+    characters (``"é" * 4000`` is 8,000 bytes; counted as characters it passed a 4,096-byte
+    limit). ``str.isascii`` is a flag CPython keeps, so an ASCII text frame is not encoded."""
+    if isinstance(frame, bytes) or frame.isascii():
+        return len(frame)
+    return len(frame.encode())

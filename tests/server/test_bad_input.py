@@ -110,6 +110,16 @@ async def test_oversized_frame_closes_with_1008_and_server_keeps_serving(api, ga
     assert (await next_error(socks[1]))["code"] == "not_your_turn"
 
 
+async def test_a_text_frame_is_measured_in_bytes_not_characters(game):
+    """4,000 characters of ``é`` are 8,000 bytes: over the 4,096-byte limit (they passed it when
+    the limit counted characters); 4,096 bytes of ASCII text are within it."""
+    _game_id, socks = game
+    await socks[1].ws.send("a" * 4096)  # within the limit: understood as nothing, answered
+    assert (await next_error(socks[1]))["code"] == "malformed"
+    await socks[2].ws.send("\u00e9" * 4000)
+    assert await closed_with(socks[2]) == 1008
+
+
 async def test_flood_closes_with_1008(game):
     _game_id, socks = game
     sock = socks[SPECTATOR]
