@@ -201,12 +201,16 @@ def parse_browser(frame: str | bytes) -> BrowserMessage | BadMessage:
     if not isinstance(data, dict):
         return BadMessage("not_a_map", "expected a JSON object")
     v = digits_value(data.get("v"), MAX_VERSION)
+    if v is None and data.get("v") is not None:  # the page's own field is digits; anything else is not it
+        return BadMessage("bad_field", "v must be the version the page shows (decimal digits)")
     if "cell" in data:
         cell = _form_cell(data["cell"])
         if cell is None:
             return BadMessage("bad_field", "cell must be \"row-column\"")
-        mode = data.get("mode")
-        return CellClick(cell, mode if mode in MODES else "select", v)
+        mode = data.get("mode", "select")
+        if mode not in MODES:
+            return BadMessage("bad_field", f"mode must be one of {', '.join(MODES)}")
+        return CellClick(cell, mode, v)
     if "goto" in data:
         text = data["goto"]
         if not isinstance(text, str) or len(text) > MAX_NAME:
