@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from .template_env import WEB_DIR
+from .weighted import weighted
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 NODE_ASSETS = {
@@ -75,10 +76,40 @@ class Assets:
             return Response("not found", status_code=404, media_type="text/plain")
         cache = IMMUTABLE if version == self.version else "no-cache"
         headers = {"cache-control": cache, "etag": asset.etag, "vary": "accept-encoding"}
-        if request.headers.get("if-none-match") == asset.etag:
+        if names_etag(request.headers.get("if-none-match"), asset.etag):
             return Response(status_code=304, headers=headers)
         body = asset.body
-        if asset.gzipped is not None and "gzip" in request.headers.get("accept-encoding", ""):
+        if asset.gzipped is not None and accepts_gzip(request.headers.get("accept-encoding")):
             body = asset.gzipped
             headers["content-encoding"] = "gzip"
         return Response(body, media_type=asset.media_type, headers=headers)
+
+
+# ---------------------------------------------------------------------- request headers
+# Starlette's ``StaticFiles.is_not_modified`` hangs off a class we do not use and answers ``*``
+# only in recent releases (not in 1.3; ``pyproject`` allows 1.0).
+
+
+def names_etag(if_none_match: str | None, etag: str) -> bool:
+    """Whether ``If-None-Match`` names this representation (RFC 9110 §13.1.2): ``*``, or a
+    list holding the tag compared weakly (``W/"x"`` names ``"x"``), so a cache that keeps weak
+    tags still gets its 304. Our tags are quoted hex, so splitting on commas is exact."""
+    if if_none_match is None:
+        return False
+    if if_none_match.strip() == "*":
+        return True
+    return etag in (tag.strip().removeprefix("W/") for tag in if_none_match.split(","))
+
+
+def accepts_gzip(accept_encoding: str | None) -> bool:
+    """Whether ``Accept-Encoding`` takes gzip (RFC 9110 §12.5.3): named ``gzip`` or ``x-gzip``
+    with q > 0, or not named and covered by ``*`` with q > 0 (``gzip;q=0, *`` refuses it). No
+    header: the plain file, as the substring test did, for clients too old to say."""
+    named: list[float] = []
+    star = 0.0
+    for coding, q in weighted(accept_encoding or ""):
+        if coding in ("gzip", "x-gzip"):
+            named.append(q)
+        elif coding == "*":
+            star = q
+    return max(named) > 0 if named else star > 0

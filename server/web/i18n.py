@@ -30,6 +30,8 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from jinja2 import Environment
 
+from .weighted import weighted
+
 LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
 DOMAIN = "messages"
 DEFAULT = "en"
@@ -132,19 +134,10 @@ def negotiate(cookie: str | None, accept_language: str | None) -> str:
 
 
 def preferred(header: str) -> list[str]:
-    """The language tags of an ``Accept-Language`` header, most wanted first (by ``q``, then
-    in the order given; ``q=0`` means not wanted). Babel matches them; this only orders them."""
-    ranked: list[tuple[float, int, str]] = []
-    for i, part in enumerate(header[:512].split(",")[:20]):
-        tag, _sep, params = part.strip().partition(";")
-        q = 1.0
-        for param in params.split(";"):
-            key, _eq, value = param.strip().partition("=")
-            if key == "q":
-                try:
-                    q = float(value)
-                except ValueError:
-                    q = 0.0
-        if tag and tag != "*" and q > 0:
-            ranked.append((-q, i, tag))
+    """The language tags of an ``Accept-Language`` header, lower-cased, most wanted first (by
+    ``q``, then in the order given; ``q=0`` means not wanted). Babel matches them; this only
+    orders them. Tags are case-insensitive (BCP 47), but :func:`~babel.core.negotiate_locale`
+    answers in the case it was given (``DE`` → ``DE``, ``DE-AT`` → ``DE``), which is not in
+    :data:`LANGS`: lower-casing here makes ``DE-AT`` find ``de``."""
+    ranked = [(-q, i, tag) for i, (tag, q) in enumerate(weighted(header)) if tag != "*" and q > 0]
     return [tag for _q, _i, tag in sorted(ranked)]

@@ -130,6 +130,15 @@ def test_the_reader_language_comes_from_the_cookie_then_accept_language() -> Non
     assert i18n.negotiate("xx", "de-AT") == "de"
 
 
+def test_language_tags_match_in_any_case() -> None:
+    """Language tags are case-insensitive (BCP 47, RFC 4647): ``DE-AT`` is ``de-AT``, and its
+    ``q=0`` still refuses it."""
+    for header in ("DE", "De", "dE", "DE-AT", "DE-DE", "de-at", "fr, DE-CH;q=0.8", "EN;q=0.1, De-at"):
+        assert i18n.negotiate(None, header) == "de", header
+    for header in ("EN-us, DE;q=0.5", "DE;q=0, en", "DE-AT;q=0", "de;Q=0, en", "FR"):
+        assert i18n.negotiate(None, header) == "en", header
+
+
 # ---------------------------------------------------------------------- every page, both languages
 
 

@@ -87,6 +87,34 @@ def test_assets_are_versioned_and_cached_for_a_year(client: TestClient) -> None:
     assert client.get(re.sub(r"app\.css$", "../../../pyproject.toml", css)).status_code == 404
 
 
+def test_asset_revalidation_follows_rfc_9110(client: TestClient) -> None:
+    """A browser or proxy revalidating app.css with any form of ``If-None-Match`` that names it
+    (weakly compared, in a list, or ``*``) gets a bodiless 304, never the file again."""
+    css = re.search(r'href="(/static/v/[0-9a-f]{12}/app\.css)"', client.get("/").text)[1]
+    etag = client.get(css).headers["etag"]
+    for header in (etag, f"W/{etag}", f'{etag}, "other"', f'"other",W/{etag}', "*", " * "):
+        response = client.get(css, headers={"if-none-match": header})
+        assert response.status_code == 304 and response.content == b"", header
+        assert response.headers["etag"] == etag and response.headers["vary"] == "accept-encoding"
+    for header in ('"other"', 'W/"other", "more"', etag[:-2] + '"', etag.strip('"')):
+        assert client.get(css, headers={"if-none-match": header}).status_code == 200, header
+
+
+def test_assets_are_gzipped_only_for_a_client_that_accepts_gzip(client: TestClient) -> None:
+    """``Accept-Encoding`` is read as codings with q-values: ``gzip;q=0`` or ``nogzip`` must get
+    the plain file, and ``*`` does not bring back a gzip the header refused by name."""
+    css = re.search(r'href="(/static/v/[0-9a-f]{12}/app\.css)"', client.get("/").text)[1]
+    plain = (ROOT / "web/static/app.css").read_bytes()
+    takes = ("gzip", "GZip", "x-gzip", "br, gzip;q=0.5", "deflate ; q=1, gzip ;Q=0.1", "*", "br, *;q=0.2")
+    refuses = ("gzip;q=0", "gzip; q=0.000", "nogzip", "gzipped", "x-gzip2", "identity", "", "br",
+               "*;q=0", "gzip;q=0, *", "*, x-gzip;q=0, gzip;q=0", "gzip;q=oops")
+    for header, zipped in [(h, True) for h in takes] + [(h, False) for h in refuses]:
+        response = client.get(css, headers={"accept-encoding": header})
+        assert response.status_code == 200 and response.content == plain, header
+        assert (response.headers.get("content-encoding") == "gzip") is zipped, header
+        assert response.headers["vary"] == "accept-encoding", header
+
+
 def test_pinned_htmx_versions() -> None:
     package = json.loads((ROOT / "web/package.json").read_text())
     assert package["dependencies"]["htmx-ext-ws"] == "2.0.4"
