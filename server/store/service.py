@@ -61,7 +61,7 @@ from ..core.room import Player, Room, Status
 from ..core.summary import index_changed
 from ..logs import event
 from ..metrics import Metrics
-from ..outage import is_outage
+from ..outage import is_outage, redis_down
 from .analyses import Analyses, StoredAnalysis
 from .cache import RoomCache
 from .keys import pack
@@ -252,12 +252,14 @@ class RoomService:
         return await self.act(room_id, actor, Play(move), seen_version, started)
 
     async def create(self, game: Game, players: tuple[Player | None, ...], clock: Clock | None = None,
-                     room_id: str | None = None, rated: bool = False) -> Room:
-        """A new room (version 1) for ``game`` with ``players`` seated (``None`` = an open seat)."""
+                     room_id: str | None = None, rated: bool = False, recorded: bool = True) -> Room:
+        """A new room (version 1) for ``game`` with ``players`` seated (``None`` = an open seat),
+        on its players' game lists unless not ``recorded`` (a rematch room: once linked)."""
         for _ in range(3):
             commit = open_room(room_id or new_room_id(), game, players, clock, self.now_ms(), rated)
             if await self._commit(None, commit):
-                await self._after(None, commit.room, None)
+                if recorded:
+                    await self._after(None, commit.room, None)
                 return commit.room
             if room_id is not None:
                 break
@@ -290,13 +292,45 @@ class RoomService:
         raise refused(Refused.BUSY, "too many concurrent changes; try again")
 
     async def _start_rematch(self, room: Room, player: Player, new_game: Callable[[Room], Game]) -> Room:
-        """The new room first, then the link (a link never points at nothing; a room whose link
-        lost a race is left to expire)."""
+        """The new room first, then the link (a link never points at nothing). Until the link
+        is committed nobody knows the new room: it goes on the players' game lists only then,
+        and a room whose link lost its race (the other player accepted too, or withdrew the
+        offer) is deleted, not left seated and due (it showed in both players' lists as a game
+        being played, then as an aborted one)."""
         fresh_id = new_room_id()
         clock = room.clock.fresh() if room.clock else None
-        fresh = await self.create(new_game(room), rematch_players(room), clock, room_id=fresh_id, rated=room.rated)
-        linked = await self.act(room.id, player, LinkRematch(fresh_id), known=room.version)
-        return fresh if linked.rematch == fresh_id else await self.load(linked.rematch or fresh_id)
+        fresh = await self.create(new_game(room), rematch_players(room), clock, room_id=fresh_id, rated=room.rated,
+                                  recorded=False)
+        try:
+            linked = await self.act(room.id, player, LinkRematch(fresh_id), known=room.version)
+        except BaseException:
+            await self._discard(fresh)
+            raise
+        if linked.rematch != fresh_id:
+            await self._discard(fresh)
+            return await self.load(linked.rematch or fresh_id)
+        await self._after(None, fresh, None)
+        await self._list(fresh)
+        return fresh
+
+    async def _list(self, room: Room) -> None:
+        """A rematch on the lobby's list of live games, however it was accepted (a page's form,
+        the API, a socket's frame); a game's first room is listed by whoever asked for it (a
+        private challenge is not)."""
+        try:
+            await self.store.list_room(room.id, room.created_ms)
+        except Exception as exc:
+            if not redis_down(self.metrics, "list", exc, room=room.id):
+                raise
+
+    async def _discard(self, room: Room) -> None:
+        """Delete a rematch room that was never linked. Redis away: it stays unlisted until its
+        first move's window aborts it (or it expires)."""
+        try:
+            await self.store.discard_room(room.id)
+        except Exception as exc:
+            if not redis_down(self.metrics, "discard", exc, room=room.id):
+                raise
 
     # ------------------------------------------------------------------ after a commit
 

@@ -217,6 +217,14 @@ class Store:
         whose end failed to settle: tried again then, not at every sweep)."""
         await self.redis.zadd(clock_key(room_id), {room_id: due_ms}, xx=True)
 
+    async def discard_room(self, room_id: str) -> None:
+        """Delete a room nobody was ever shown (a rematch room whose link lost its race): its
+        state, log and place in its due index, so no sweeper acts on it later."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.delete(state_key(room_id), log_key(room_id), analysis_key(room_id))
+            pipe.zrem(clock_key(room_id), room_id)
+            await pipe.execute()
+
     async def list_room(self, room_id: str, created_ms: int, keep: int = LOBBY_KEEP,
                         max_age_ms: int = LOBBY_MAX_AGE_MS) -> None:
         """Put a room on the lobby's list; the list keeps its newest ``keep`` entries that

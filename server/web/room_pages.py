@@ -25,7 +25,6 @@ from . import socket_ticket, sound
 from .html_codec import HtmlCodec
 from .html_frames import oob
 from .i18n import _, ngettext
-from .lobby import list_room
 from .presence_view import away_text
 from .reconnect import reconnect_area
 from .site import (
@@ -224,9 +223,7 @@ async def rematch(request: Request, room_id: str, me: Player | None) -> Response
         fresh = await request.app.state.rooms.rematch(room_id, me, new_game.rematch_of)
     except RoomRefused:
         return redirect(f"/g/{room_id}")
-    if fresh.id != room_id:  # accepted: the new game (an offer stays on the old page, live)
-        await list_room(request.app.state, fresh)
-    return redirect(f"/g/{fresh.id}")
+    return redirect(f"/g/{fresh.id}")  # accepted: the new game (listed by the service); an offer: this page
 
 
 async def to_rematch(request: Request) -> Response:

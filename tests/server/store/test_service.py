@@ -99,6 +99,75 @@ async def test_a_rematch_offer_is_accepted_or_declined(parts: Parts) -> None:
     assert fresh.id != room.id and fresh.players == (BEN, ANNA)
 
 
+async def ended_with_an_offer(rooms: RoomService) -> tuple:
+    """A finished game of two fresh players (their game lists hold nothing else) in which the
+    second has offered a rematch."""
+    anna, ben = Player(f"g{secrets.token_hex(5)}", "Anna"), Player(f"g{secrets.token_hex(5)}", "Ben")
+    room = await rooms.create(new_game.duel("brettspielnetz", 4), (anna, ben), clock=Clock.new(60_000))
+    await rooms.act(room.id, anna, Play(Resign()))
+    await rooms.rematch(room.id, ben, new_game.rematch_of)
+    return room, anna, ben
+
+
+async def gone(parts: Parts, room_id: str, *players: Player) -> bool:
+    """``room_id`` is not stored, not due and on no list of ``players``."""
+    with pytest.raises(RoomRefused) as e:
+        await parts.rooms.load(room_id)
+    assert e.value.code is Refused.UNKNOWN_ROOM
+    assert room_id not in {d[0] for d in await parts.store.due_clocks(2**62, 10_000)}
+    for player in players:
+        assert room_id not in {g["id"] for g in await parts.rooms.games.ongoing(player.id)}
+    return True
+
+
+async def test_a_rematch_whose_offer_is_withdrawn_meanwhile_leaves_no_game(parts: Parts, monkeypatch) -> None:
+    """The accepting side makes the new room, then links it; the offer withdrawn in between
+    refuses the link (no_offer), and the room made for it is gone: not seated and due in
+    both players' lists (it was, as a game being played, then an aborted one)."""
+    rooms = parts.rooms
+    room, anna, ben = await ended_with_an_offer(rooms)
+    made, create = [], rooms.create
+
+    async def create_then_withdraw(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        fresh = await create(*args, **kwargs)
+        made.append(fresh.id)
+        await rooms.act(room.id, ben, DeclineRematch())
+        return fresh
+
+    monkeypatch.setattr(rooms, "create", create_then_withdraw)
+    with pytest.raises(RoomRefused) as e:
+        await rooms.rematch(room.id, anna, new_game.rematch_of)
+    assert e.value.code is Refused.NO_OFFER
+    assert (await rooms.load(room.id)).rematch is None and len(made) == 1
+    assert await gone(parts, made[0], anna, ben)
+
+
+async def test_a_rematch_accepted_twice_at_once_leaves_one_game(parts: Parts, monkeypatch) -> None:
+    """Two accepts race (two tabs, two processes): the second links its room first, so the
+    first's link finds the rematch made and answers with it; its own room is gone. The one
+    made is on the lobby's list (an accept through the API or a socket once left it off)."""
+    rooms = parts.rooms
+    room, anna, ben = await ended_with_an_offer(rooms)
+    made, create = [], rooms.create
+
+    async def create_while_the_other_accepts(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        fresh = await create(*args, **kwargs)
+        made.append(fresh.id)
+        if len(made) == 1:
+            made.append((await rooms.rematch(room.id, anna, new_game.rematch_of)).id)
+        return fresh
+
+    monkeypatch.setattr(rooms, "create", create_while_the_other_accepts)
+    first = await rooms.rematch(room.id, anna, new_game.rematch_of)
+    lost, _second_made, won = made
+    assert (await rooms.load(room.id)).rematch == won == first.id != lost
+    assert await gone(parts, lost, anna, ben)
+    for player in (anna, ben):
+        assert [g["id"] for g in await rooms.games.ongoing(player.id)] == [won]
+    listed = await parts.store.listed_rooms(10_000)
+    assert won in listed and lost not in listed  # the lobby's live games: a rematch however accepted
+
+
 async def test_a_sweeper_acting_on_an_older_version_never_drops_a_newer_due_time(parts: Parts) -> None:
     """The due set is kept by the commit; a sweeper that read a room's due time and then
     decided (on the version it knew) that nothing falls due may only drop that same time: a
