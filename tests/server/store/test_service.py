@@ -120,21 +120,29 @@ async def gone(parts: Parts, room_id: str, *players: Player) -> bool:
     return True
 
 
+def meanwhile(rooms: RoomService, monkeypatch, then) -> list[str]:  # noqa: ANN001
+    """Record the id of every room ``rooms`` makes, and run ``then()`` right after the first:
+    what another request does between a rematch room's creation and its link."""
+    made, create = [], rooms.create
+
+    async def create_then(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        fresh = await create(*args, **kwargs)
+        made.append(fresh.id)
+        if len(made) == 1:
+            await then()
+        return fresh
+
+    monkeypatch.setattr(rooms, "create", create_then)
+    return made
+
+
 async def test_a_rematch_whose_offer_is_withdrawn_meanwhile_leaves_no_game(parts: Parts, monkeypatch) -> None:
     """The accepting side makes the new room, then links it; the offer withdrawn in between
     refuses the link (no_offer), and the room made for it is gone: not seated and due in
     both players' lists (it was, as a game being played, then an aborted one)."""
     rooms = parts.rooms
     room, anna, ben = await ended_with_an_offer(rooms)
-    made, create = [], rooms.create
-
-    async def create_then_withdraw(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        fresh = await create(*args, **kwargs)
-        made.append(fresh.id)
-        await rooms.act(room.id, ben, DeclineRematch())
-        return fresh
-
-    monkeypatch.setattr(rooms, "create", create_then_withdraw)
+    made = meanwhile(rooms, monkeypatch, lambda: rooms.act(room.id, ben, DeclineRematch()))
     with pytest.raises(RoomRefused) as e:
         await rooms.rematch(room.id, anna, new_game.rematch_of)
     assert e.value.code is Refused.NO_OFFER
@@ -148,18 +156,9 @@ async def test_a_rematch_accepted_twice_at_once_leaves_one_game(parts: Parts, mo
     made is on the lobby's list (an accept through the API or a socket once left it off)."""
     rooms = parts.rooms
     room, anna, ben = await ended_with_an_offer(rooms)
-    made, create = [], rooms.create
-
-    async def create_while_the_other_accepts(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        fresh = await create(*args, **kwargs)
-        made.append(fresh.id)
-        if len(made) == 1:
-            made.append((await rooms.rematch(room.id, anna, new_game.rematch_of)).id)
-        return fresh
-
-    monkeypatch.setattr(rooms, "create", create_while_the_other_accepts)
+    made = meanwhile(rooms, monkeypatch, lambda: rooms.rematch(room.id, anna, new_game.rematch_of))
     first = await rooms.rematch(room.id, anna, new_game.rematch_of)
-    lost, _second_made, won = made
+    lost, won = made
     assert (await rooms.load(room.id)).rematch == won == first.id != lost
     assert await gone(parts, lost, anna, ben)
     for player in (anna, ben):
