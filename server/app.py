@@ -54,7 +54,7 @@ from .store.room_feed import RoomFeed
 from .store.service import Retention, RoomService
 from .store.store import Store
 from .tasks import stop_tasks
-from .web import pages, sound
+from .web import pages, site, sound
 from .web.assets import Assets
 from .web.html_codec import HtmlCodec
 from .web.language import ReaderLanguage, localized
@@ -185,7 +185,8 @@ def create_app(
             if embedded is not None:
                 await asyncio.to_thread(embedded.stop)
 
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=ops.exception_handlers,
+    handlers = {**ops.exception_handlers, **(site.exception_handlers if web else {})}
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers,
                     middleware=[Middleware(BodyLimit, limit=settings.max_body_bytes)])
     app.state.settings = settings
     app.state.guard = Guard(settings)  # per-IP limits of this process (server/edge/limits.py)

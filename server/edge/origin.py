@@ -41,12 +41,13 @@ def form_origin_ok(conn: HTTPConnection, settings: Settings) -> bool:
 
     Browsers send ``Origin`` on every cross-site POST; a request with neither header is an old
     client or a program, and carries no SameSite=Lax cookie cross-site anyway. ``Origin: null``
-    (sandboxed frames, some redirects) is refused.
+    (sandboxed frames, some redirects) is refused whatever the ``Referer`` says: the browser
+    hid where the request comes from, and a ``Referer`` cannot vouch for what it hid.
     """
     origin = conn.headers.get("origin")
-    if origin is None or origin == "null":
+    if origin == "null":
+        return False
+    if origin is None:
         referer = conn.headers.get("referer")
-        if referer is None:
-            return origin is None
-        origin = referer
+        return referer is None or origin_allowed(referer, conn, settings)
     return origin_allowed(origin, conn, settings)

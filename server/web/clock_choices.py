@@ -30,14 +30,17 @@ CLOCKS: dict[str, tuple[int, int] | tuple[str, int]] = {
     "3d": ("days", 3),
     "7d": ("days", 7),
 }
-"""What each clock choice makes (``none`` and anything unknown: untimed)."""
+"""What each clock choice but ``none`` (untimed) makes."""
 
 
-def clock_of(field: object) -> Clock | None:
-    """A clock from a form's choice (anything unknown: untimed)."""
-    choice = CLOCKS.get(str(field))
-    if choice is None:
+def clock_of(field: str) -> Clock | None:
+    """The clock of a form's choice (``none``: untimed); raises ``ValueError`` for a choice no
+    page offers, rather than making an untimed game nobody asked for."""
+    if field == "none":
         return None
+    choice = CLOCKS.get(field)
+    if choice is None:
+        raise ValueError(f"no such clock choice: {field!r}")
     if choice[0] == "days":
         return Clock.correspondence(int(choice[1]))
     return Clock.new(int(choice[0]), choice[1])

@@ -19,22 +19,25 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from engine import RULESETS
-
 from ..core.pools import POOLS, TIME_CONTROLS, Pool, TimeControl
 from ..edge.csp import SecurityHeaders
 from ..edge.limits import Limited
 from .i18n import _, ngettext
 from .site import (
     ROOM_ID,
-    error_page,
+    BadForm,
+    error_page_for,
     foreign_form,
     form_of,
     guest_of,
     limited_page,
     redirect,
     redirect_as,
+    refused_form,
+    render_page,
+    ruleset_of,
     same_origin,
+    visitor_of,
     web_of,
 )
 
@@ -67,28 +70,36 @@ async def start(request: Request) -> Response:
     if not same_origin(request):
         return foreign_form(web)
     form = await form_of(request)
-    ruleset = form.get("ruleset", "brettspielnetz")
-    pool = POOLS.get(f"{form.get('pool', '')}".replace("/", f"/{ruleset}/", 1)) if ruleset in RULESETS else None
-    if pool is None:
-        return error_page(web, 400, _("Cannot look for that game"), _("There is no such pool."))
+    try:
+        pool = _pool_of(form)
+    except BadForm as exc:
+        return await refused_form(request, exc, _("Cannot look for that game"))
     try:
         _me, token = await guest_of(request)
     except Limited as exc:
-        return limited_page(web, exc)
+        return await limited_page(request, exc)
     return redirect_as(request, "/pair?" + urlencode({"pool": pool.id}), token)
+
+
+def _pool_of(form: dict[str, str]) -> Pool:
+    """The pool of ``pool`` (``<time control>/<rated|casual>``, a button's value) under the form's
+    rules; raises :class:`BadForm` for rules or a pool the page does not offer."""
+    ruleset = ruleset_of(form)
+    pool = POOLS.get(form.get("pool", "").replace("/", f"/{ruleset}/", 1))
+    if pool is None:
+        raise BadForm(_("There is no such pool."))
+    return pool
 
 
 async def page(request: Request) -> Response:
     """The "Looking for an opponent…" page of one pool."""
-    web = web_of(request)
-    me = web.player_of(request)
+    me = await visitor_of(request)
     pool = POOLS.get(request.query_params.get("pool", ""))
     if me is None:
         return redirect("/")
     if pool is None:
-        return error_page(web, 404, _("No such pool"), _("That link does not name a pool."), me)
-    return web.render("pair.html", me=await request.app.state.guests.current(me), pool=pool,
-                      pool_label=pool_label(pool))
+        return await error_page_for(request, 404, _("No such pool"), _("That link does not name a pool."))
+    return render_page(request, "pair.html", me, pool=pool, pool_label=pool_label(pool))
 
 
 async def landing(request: Request) -> Response:

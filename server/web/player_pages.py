@@ -29,7 +29,7 @@ from ..edge.csp import SecurityHeaders
 from .clock_choices import CLOCK_CHOICES
 from .i18n import _
 from .player_view import category_text, game_row, leader_rows, rating_looks
-from .site import error_page, redirect, web_of
+from .site import error_page_for, redirect, render_page, visitor_of, web_of
 
 PLAYER_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 HISTORY_SHOWN = 10
@@ -46,13 +46,12 @@ def _now_ms() -> int:
 
 
 async def player_page(request: Request) -> Response:
-    web = web_of(request)
     state = request.app.state
-    me = web.player_of(request)
+    me = await visitor_of(request)
     player_id = request.path_params["id"]
     name = await state.players.name_of(player_id) if PLAYER_ID.match(player_id) else None
     if name is None:
-        return error_page(web, 404, _("No such player"), _("Nobody plays under that link."), me)
+        return await error_page_for(request, 404, _("No such player"), _("Nobody plays under that link."))
     own = me is not None and me.id == player_id
     ratings, (ongoing, finished) = await asyncio.gather(state.ratings.ratings_of(player_id),
                                                         state.games.overview(player_id, FINISHED_SHOWN))
@@ -61,8 +60,8 @@ async def player_page(request: Request) -> Response:
     now = _now_ms()
     if not own:
         ongoing = [e for e in ongoing if e["status"] != "waiting"]
-    return web.render(
-        "player.html", me=me, player_id=player_id, name=name, own=own,
+    return render_page(
+        request, "player.html", me, player_id=player_id, name=name, own=own,
         ratings=rating_looks(ratings, histories, HISTORY_SHOWN),
         ongoing=[game_row(e, now) for e in ongoing], finished=[game_row(e, now) for e in finished],
         clocks=CLOCK_CHOICES, default_clock=CHALLENGE_CLOCK,
@@ -79,14 +78,13 @@ async def _my_ongoing(request: Request) -> tuple[object, list[object]]:
 
 
 async def my_games(request: Request) -> Response:
-    web = web_of(request)
-    me = web.player_of(request)
+    me = await visitor_of(request)
     if me is None:
         return redirect("/?next=/me")
     ongoing, finished = await request.app.state.games.overview(me.id, FINISHED_SHOWN)
     now = _now_ms()
-    return web.render("my_games.html", me=me, ongoing=[game_row(e, now) for e in ongoing],
-                      finished=[game_row(e, now) for e in finished], refresh_s=REFRESH_S)
+    return render_page(request, "my_games.html", me, ongoing=[game_row(e, now) for e in ongoing],
+                       finished=[game_row(e, now) for e in finished], refresh_s=REFRESH_S)
 
 
 async def my_ongoing(request: Request) -> Response:
@@ -100,13 +98,12 @@ async def my_ongoing(request: Request) -> Response:
 
 
 async def ratings_page(request: Request) -> Response:
-    web = web_of(request)
     state = request.app.state
     boards = await asyncio.gather(*(state.ratings.leaderboard(c, LEADERS_SHOWN) for c in CATEGORIES))
     names = await state.players.names_of(sorted({pid for board in boards for pid, _ in board}))
-    return web.render("ratings.html", me=web.player_of(request),
-                      boards=[(c, category_text(c), leader_rows(board, names))
-                              for c, board in zip(CATEGORIES, boards, strict=True)])
+    return render_page(request, "ratings.html", await visitor_of(request),
+                       boards=[(c, category_text(c), leader_rows(board, names))
+                               for c, board in zip(CATEGORIES, boards, strict=True)])
 
 
 _headers = [Middleware(SecurityHeaders)]

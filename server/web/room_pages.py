@@ -185,6 +185,7 @@ async def join_room(request: Request) -> Response:
         return foreign_form(web)
     if not ROOM_ID.match(room_id):
         return redirect("/")
+    await form_of(request)  # the button sends no field; a body that is no form of ours is refused (BadForm)
     me = web.player_of(request)
     if me is None:
         return web.render("name.html", me=None, join=room_id)
@@ -208,6 +209,7 @@ def _posted_on_room(handler: Callable[[Request, str, Player | None], Awaitable[R
         room_id = request.path_params["id"]
         if not same_origin(request) or not ROOM_ID.match(room_id):
             return foreign_form(web)
+        await form_of(request)  # these buttons send no field; a body that is no form of ours is refused (BadForm)
         return await handler(request, room_id, web.player_of(request))
 
     endpoint.__name__ = handler.__name__

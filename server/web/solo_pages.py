@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from engine import Classic
 from engine.classic import MAX_HEIGHT, MAX_WIDTH, MIN_SIDE, PRESETS, BadBoard
 
 from ..core.room import Player, Room
@@ -25,13 +26,19 @@ from . import socket_ticket
 from .i18n import N_, _
 from .reconnect import reconnect_area
 from .site import (
+    BadForm,
     Web,
-    error_page,
+    error_page_for,
     foreign_form,
     form_of,
     limited_page,
     redirect,
+    refused_form,
+    render_page,
     same_origin,
+    seed_of,
+    ticked,
+    visitor_of,
     web_of,
 )
 from .solo_codec import title_of
@@ -48,13 +55,12 @@ def _number(text: str | None, default: int) -> int | None:
 
 
 async def solo_home(request: Request) -> Response:
-    web = web_of(request)
-    me = web.player_of(request)
+    me = await visitor_of(request)
     results = request.app.state.rooms.results
     leaders = {preset: await results.leaderboard(preset, "classic", "all", 5) for preset in PRESETS}
     bests = await results.bests(me.id) if me else {}
-    return web.render("solo_home.html", me=me, presets=PRESETS, leaders=leaders, bests=bests, seconds=_seconds,
-                      limits={"min": MIN_SIDE, "width": MAX_WIDTH, "height": MAX_HEIGHT}, error=None)
+    return render_page(request, "solo_home.html", me, presets=PRESETS, leaders=leaders, bests=bests,
+                       seconds=_seconds, limits={"min": MIN_SIDE, "width": MAX_WIDTH, "height": MAX_HEIGHT}, error=None)
 
 
 async def create_solo(request: Request) -> Response:
@@ -65,28 +71,37 @@ async def create_solo(request: Request) -> Response:
     if me is None:
         return redirect("/?next=/solo")
     form = await form_of(request)
-    preset = form.get("preset")
-    if preset in PRESETS:
-        width, height, mines = PRESETS[preset]
-    else:
-        width, height, mines = (_number(form.get("width"), 9), _number(form.get("height"), 9),
-                                _number(form.get("mines"), 10))
-    seed = None
-    if request.app.state.settings.test_hooks and form.get("seed", "").isdigit() and len(form["seed"]) < 19:
-        seed = int(form["seed"])
     try:
-        if None in (width, height, mines):
-            raise ValueError(_("the board's size and mines are whole numbers"))
-        game = new_game.classic(width, height, mines, form.get("no_guess") in ("1", "on"), seed)  # type: ignore[arg-type]
+        game = _game_of(request, form)
         guard_of(request).new_game(request)
-    except BadBoard as exc:
-        return error_page(web, 400, _("Cannot make that board"), _board_rule(exc), me)
-    except ValueError as exc:
-        return error_page(web, 400, _("Cannot make that board"), f"{exc}.", me)
+    except BadForm as exc:
+        return await refused_form(request, exc, _("Cannot make that board"))
     except Limited as exc:
-        return limited_page(web, exc, me)
+        return await limited_page(request, exc)
     room = await request.app.state.rooms.create(game, (await request.app.state.guests.current(me),))
     return redirect(f"/g/{room.id}")
+
+
+def _game_of(request: Request, form: dict[str, str]) -> Classic:
+    """The board ``form`` asks for: a preset, or ``custom`` (also what a form without ``preset``
+    asks for, as the finished game's "Play again" does) of ``width`` × ``height`` with ``mines``
+    (absent: 9 × 9, 10), logic-only when ``no_guess`` is ticked (``1`` or ``on``; ``0`` is what
+    "Play again" sends for an unticked box). Raises :class:`BadForm` for anything else."""
+    preset = form.get("preset", "custom")
+    if preset in PRESETS:
+        width, height, mines = PRESETS[preset]
+    elif preset == "custom":
+        width, height, mines = (_number(form.get("width"), 9), _number(form.get("height"), 9),
+                                _number(form.get("mines"), 10))
+    else:
+        raise BadForm(_("There is no such board."))
+    no_guess, seed = ticked(form, "no_guess", on=("1", "on"), off=("0",)), seed_of(request, form)
+    if width is None or height is None or mines is None:
+        raise BadForm(_("the board's size and mines are whole numbers") + ".")
+    try:
+        return new_game.classic(width, height, mines, no_guess, seed)
+    except BadBoard as exc:
+        raise BadForm(_board_rule(exc)) from None
 
 
 def _board_rule(exc: BadBoard) -> str:
@@ -99,15 +114,14 @@ def _board_rule(exc: BadBoard) -> str:
 
 
 async def leaderboard(request: Request) -> Response:
-    web = web_of(request)
     q = request.query_params
     preset, mode, period = q.get("preset", "expert"), q.get("mode", "classic"), q.get("period", "all")
     if preset not in PRESETS or mode not in MODES or period not in PERIODS:
-        return error_page(web, 404, _("No such leaderboard"), _("Pick a board, a mode and a period below."),
-                          web.player_of(request))
+        return await error_page_for(request, 404, _("No such leaderboard"),
+                                    _("Pick a board, a mode and a period below."))
     rows = await request.app.state.rooms.results.leaderboard(preset, mode, period)
-    return web.render("leaderboard.html", me=web.player_of(request), rows=rows, preset=preset, mode=mode,
-                      period=period, presets=PRESETS, modes=MODES, periods=PERIODS, seconds=_seconds)
+    return render_page(request, "leaderboard.html", await visitor_of(request), rows=rows, preset=preset,
+                       mode=mode, period=period, presets=PRESETS, modes=MODES, periods=PERIODS, seconds=_seconds)
 
 
 def _seconds(ms: int) -> str:

@@ -174,17 +174,18 @@ def test_create_join_and_the_room_page(client: TestClient) -> None:
 
 
 def test_seed_is_a_test_hook_only(redis_url: str) -> None:
+    """Without the test hooks a form's ``seed`` is refused (403), as the JSON API refuses it
+    (``test_hooks_off``), and nothing is made: no page sends one."""
     settings = app_settings(redis_url=redis_url, secret_key="pages-test", test_hooks=False)
     with TestClient(create_app(settings), base_url=BASE, follow_redirects=False) as plain:
         jar = named(plain, "Anna")
-        first = as_(plain, jar).post("/games", data={"seat": "0", "seed": "7"}, headers={"origin": BASE})
-        second = as_(plain, jar).post("/games", data={"seat": "0", "seed": "7"}, headers={"origin": BASE})
-        boards = []
-        for response in (first, second):
-            room_id = response.headers["location"].rsplit("/", 1)[1]
-            record = plain.get(f"/api/v1/games/{room_id}")
-            boards.append(record.json()["commitment"])
-        assert boards[0] != boards[1]  # the seed was ignored: fresh random layouts
+        for path, form in (("/games", {"seat": "0", "seed": "7"}), ("/solo", {"preset": "beginner", "seed": "7"})):
+            response = as_(plain, jar).post(path, data=form, headers={"origin": BASE})
+            assert response.status_code == 403 and "location" not in response.headers, path
+            assert "The seed is a test-only hook" in response.text
+        assert as_(plain, jar).get("/me").text.count('class="game-row') == 0  # no game of hers
+        assert as_(plain, jar).post("/games", data={"seat": "0"}, headers={"origin": BASE}).status_code == 303
+        assert as_(plain, jar).get("/me").text.count('class="game-row') == 1  # (as "My games" would list one)
 
 
 def test_the_turn_sound_is_a_preference_set_by_a_form_on_the_room_page(client: TestClient) -> None:
