@@ -30,7 +30,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ..edge.csp import SecurityHeaders
 from ..edge.peer import is_tls
 from . import i18n
+from .i18n import _
 from .site import (
+    BadForm,
     foreign_form,
     form_of,
     redirect,
@@ -75,8 +77,8 @@ async def switch(request: Request) -> Response:
     if not same_origin(request):
         return foreign_form(web)
     lang = (await form_of(request)).get("lang", "")
-    if lang not in i18n.LANGS:
-        lang = i18n.DEFAULT
+    if lang not in i18n.LANGS:  # the button sends one of ours; anything else changes nothing
+        raise BadForm(_("There is no such language."))
     back = urlsplit(request.headers.get("referer", ""))
     response = redirect(safe_next(back.path + (f"?{back.query}" if back.query else "")))
     response.set_cookie(COOKIE, lang, max_age=COOKIE_MAX_AGE, path="/", httponly=True, samesite="lax",

@@ -34,7 +34,10 @@ from .site import (
     foreign_form,
     form_of,
     redirect,
+    render_page,
     same_origin,
+    ticked,
+    visitor_of,
     web_of,
 )
 from .solo_pages import solo_room_page
@@ -96,7 +99,7 @@ async def room_page(request: Request) -> Response:
         if failed is not None and request.headers.get("hx-request") == "true":
             failed.headers["HX-Refresh"] = "true"  # a reconnecting page: show this page once, no retry loop
         return failed  # type: ignore[return-value]
-    me = web.player_of(request)
+    me = await visitor_of(request)  # the header's name is the registered one (site.visitor_of)
     viewer = room.viewer_of(me)
     if room.kind == "classic":
         return solo_room_page(request, web, room, me, viewer)
@@ -123,9 +126,10 @@ async def room_page(request: Request) -> Response:
             "minutes": room.clock.initial_ms // 60000, "seconds": room.clock.increment_ms // 1000}
     if room.rated:
         clock += " \u00b7 " + _("rated")
-    return web.render(
+    return render_page(
+        request,
         "room.html",
-        me=me,
+        me,
         title=tab_title(room, viewer),
         room_id=room.id,
         viewer=viewer,
@@ -272,5 +276,5 @@ async def set_sound(request: Request, room_id: str, me: Player | None) -> Respon
     back to the room, whose new socket gets the frames that go with it."""
     form = await form_of(request)
     response = redirect(f"/g/{room_id}")
-    sound.remember(response, request, form.get("sound") == "on")
+    sound.remember(response, request, ticked(form, "sound", off=("off",)))  # anything else: BadForm
     return response

@@ -262,3 +262,27 @@ def test_the_header_shows_the_registered_name_after_a_rename(client: TestClient)
         assert shows_header_of(anna.get(path), renamed), path
     room_url = anna.post("/games", data={"seat": "0"}).headers["location"]
     assert re.search(f"Playing as <strong>{renamed}</strong>", anna.get(room_url).text)  # a page that reads the cookie
+
+
+def test_a_room_page_shows_the_registered_name_at_once(client: TestClient) -> None:
+    """The room page reads the registered name too (the first page after a rename through the
+    API may be a game's: a reconnecting tab), and issues the cookie again with it."""
+    anna = Guest(client, "Anna")
+    room_url = anna.post("/games", data={"seat": "0"}).headers["location"]
+    renamed = unique("Hanna")
+    auth = {"authorization": f"Bearer {anna.token}"}
+    assert client.post("/api/v1/guests/me/name", json={"name": renamed}, headers=auth).status_code == 200
+    page = anna.get(room_url)
+    assert f"Playing as <strong>{renamed}</strong>" in page.text  # (the game seats her old name: it began before)
+    assert COOKIE in page.cookies
+
+
+def test_the_sound_and_language_switches_refuse_a_value_their_buttons_never_send(client: TestClient) -> None:
+    anna = Guest(client, "Anna")
+    room_url = anna.post("/games", data={"seat": "0"}).headers["location"]
+    refused(anna.post(room_url + "/sound", data={"sound": "loud"}), 400, "sound")
+    for value in ("on", "off"):
+        assert anna.post(room_url + "/sound", data={"sound": value}).status_code == 303
+    refused(anna.post("/lang", data={"lang": "fr"}), 400, "There is no such language.")
+    switched = anna.post("/lang", data={"lang": "de"}, headers={**SAME_SITE, "referer": BASE + "/solo"})
+    assert switched.status_code == 303 and switched.cookies["lang"] == "de"

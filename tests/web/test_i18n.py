@@ -397,6 +397,9 @@ def test_the_switch_sets_the_cookie_and_goes_back(web_server: LiveServer, people
     refused = httpx.post(s.url + "/lang", data={"lang": "de"}, headers={"origin": "https://evil.example"},
                          follow_redirects=False, timeout=WAIT_S)
     assert refused.status_code == 403 and "lang" not in refused.cookies
-    odd = httpx.post(s.url + "/lang", data={"lang": "xx"}, headers={"origin": s.url, "referer": "https://evil.example/x"},
+    odd = httpx.post(s.url + "/lang", data={"lang": "en"}, headers={"origin": s.url, "referer": "https://evil.example/x"},
                      follow_redirects=False, timeout=WAIT_S)
-    assert odd.headers["location"] == "/x" and odd.cookies["lang"] == "en"  # only local paths, known languages
+    assert odd.headers["location"] == "/x" and odd.cookies["lang"] == "en"  # only local paths
+    unknown = httpx.post(s.url + "/lang", data={"lang": "xx"}, headers={"origin": s.url}, follow_redirects=False,
+                         timeout=WAIT_S)
+    assert unknown.status_code == 400 and "lang" not in unknown.cookies  # only known languages
