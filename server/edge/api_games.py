@@ -17,7 +17,6 @@ from ..core.clock_terms import BadClock, clock_of
 from ..core.computer import computer
 from ..core.ratings import clock_category
 from ..core.room import Player
-from ..outage import redis_down
 from . import new_game
 from .json_edge import ApiError, game_json, handles, player_of, read_body
 from .limits import guard_of
@@ -69,10 +68,7 @@ async def create_game(request: Request) -> JSONResponse:
     players: list[Player | None] = [opponent, opponent]
     players[seat] = await state.guests.current(player)
     room = await state.rooms.create(new_game.duel(ruleset, seed), tuple(players), clock, rated=rated)
-    try:  # listed in the lobby: an open challenge while its creator is connected, then a live game
-        await state.store.list_room(room.id, room.created_ms)
-    except Exception as exc:
-        redis_down(state.metrics, "list", exc, room=room.id)
+    await state.rooms.list(room)  # in the lobby: an open challenge while its creator is connected, then a live game
     return JSONResponse({"id": room.id, "seat": seat, **game_json(room, seat)}, status_code=201)
 
 

@@ -7,7 +7,6 @@ A ``seed`` (a deterministic layout) is a test-only hook that the edges accept on
 
 from __future__ import annotations
 
-import logging
 import random
 
 from engine import Classic, Duel, Game
@@ -17,8 +16,6 @@ from ..core.decide import Refused
 from ..core.pools import Pool, pool_clock
 from ..core.room import Player, Room
 from ..store.service import RoomRefused, RoomService
-
-log = logging.getLogger("mineduel.new_game")
 
 
 def duel(ruleset: str, seed: int | None = None) -> Duel:
@@ -57,7 +54,7 @@ async def pool_game(rooms: RoomService, pool: Pool, players: tuple[Player, Playe
         if exc.code is not Refused.BUSY:  # BUSY: the id is taken (by this pair: ids are never reused)
             raise
         return False
-    await _listed(rooms, room)
+    await rooms.list(room)
     return True
 
 
@@ -72,13 +69,5 @@ async def computer_game(rooms: RoomService, pool: Pool, player: Player) -> tuple
     players = [computer(COMPUTER_INSTEAD), computer(COMPUTER_INSTEAD)]
     players[seat] = player
     room = await rooms.create(duel(pool.ruleset), tuple(players), pool_clock(pool))
-    await _listed(rooms, room)
+    await rooms.list(room)
     return room, seat
-
-
-async def _listed(rooms: RoomService, room: Room) -> None:
-    """On the lobby's list (a convenience: the game exists either way)."""
-    try:
-        await rooms.store.list_room(room.id, room.created_ms)
-    except Exception as exc:
-        log.warning("could not list room %s: %s", room.id, type(exc).__name__)

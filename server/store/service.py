@@ -310,13 +310,14 @@ class RoomService:
             await self._discard(fresh)
             return await self.load(linked.rematch or fresh_id)
         await self._after(None, fresh, None)
-        await self._list(fresh)
+        await self.list(fresh)
         return fresh
 
-    async def _list(self, room: Room) -> None:
-        """A rematch on the lobby's list of live games, however it was accepted (a page's form,
-        the API, a socket's frame); a game's first room is listed by whoever asked for it (a
-        private challenge is not)."""
+    async def list(self, room: Room) -> None:
+        """``room`` on the lobby's list: every rematch, however it was accepted (a page's form,
+        the API, a socket's frame), and a game's first room when whoever asked for it says so
+        (a private challenge is not listed). A convenience: the game exists either way, so a
+        failure is counted and logged, never raised (but a bug's)."""
         try:
             await self.store.list_room(room.id, room.created_ms)
         except Exception as exc:

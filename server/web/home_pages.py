@@ -23,7 +23,7 @@ from ..store.players import NameTaken
 from ..store.service import RoomRefused
 from .clock_choices import CLOCK_CHOICES, clock_of
 from .i18n import N_, _
-from .lobby import Lobby, list_room
+from .lobby import Lobby
 from .pair_pages import quick_controls
 from .site import (
     ROOM_ID,
@@ -176,7 +176,7 @@ async def create_game(request: Request) -> Response:
     except Limited as exc:
         return await limited_page(request, exc)
     if not terms.private:  # a challenge from a player's page goes by its link only
-        await list_room(state, room)
+        await state.rooms.list(room)
         state.lobby.poke()
     return redirect(f"/g/{room.id}")
 
@@ -204,7 +204,7 @@ async def play_computer(request: Request) -> Response:
     players = [computer(level), computer(level)]
     players[seat] = me
     room = await state.rooms.create(new_game.duel(ruleset), tuple(players), clock)
-    await list_room(state, room)
+    await state.rooms.list(room)
     return redirect_as(request, f"/g/{room.id}", token)
 
 

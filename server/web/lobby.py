@@ -93,14 +93,6 @@ class Lobby:
     read_ms: int = 0
 
 
-async def list_room(state: Any, room: Room) -> None:
-    """List ``room`` in the lobby (a convenience: the game exists either way)."""
-    try:
-        await state.store.list_room(room.id, room.created_ms)
-    except Exception as exc:
-        log.warning("could not list room %s: %s", room.id, type(exc).__name__)
-
-
 async def read_lobby(state: Any, online: int, now_ms: int) -> Lobby:
     """The lobby as it stands (see the module docstring); ``online`` is the count to show."""
     store = state.store
