@@ -166,6 +166,11 @@ def install_steps(s, parts, codec) -> list[str]:  # noqa: ANN001
     import server.store.resp as resp_mod
     import server.store.service as service_mod
     from engine.duel import Duel
+
+    try:  # a decision's commit (the commit message, its log line) has its own module since the 26th session
+        import server.store.committer as committer_mod
+    except ImportError:
+        committer_mod = None
     from server.core.room import Room
     from server.edge.outbox import Outbox
     from server.store.resp import ReplyBuffer, _Protocol
@@ -210,13 +215,13 @@ def install_steps(s, parts, codec) -> list[str]:  # noqa: ANN001
     method("apply", Duel, "apply")
     method("reveal", Duel, "_auto_reveal")
     method("evolve", Room, "evolve")
-    instance("stored", parts.rooms.stored, "pack")
+    instance("stored", getattr(parts.rooms, "committer", parts.rooms).stored, "pack")  # (older checkouts: on the service)
     instance("announce", parts.cache, "announce")
-    module_attr("message", service_mod, "commit_message")
+    module_attr("message", committer_mod or service_mod, "commit_message")
     module_attr("encode", resp_mod, "encode")
     method("write", _Protocol, "request")
     method("reply", _Protocol, "data_received")
-    module_attr("logline", service_mod, "event")
+    module_attr("logline", committer_mod or service_mod, "event")
     if hasattr(parts.hub, "feed"):  # the messages' handling in its own object (server/store/room_feed.py)
         if hasattr(parts.hub.feed, "committed_here"):  # a commit nobody else hears: no message
             instance("dispatch", parts.hub.feed, "committed_here")

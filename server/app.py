@@ -41,6 +41,7 @@ from .metrics import Metrics
 from .store import sweeper
 from .store.analyses import Analyses
 from .store.cache import RoomCache
+from .store.committer import Retention
 from .store.fanout import Codec, Fanout
 from .store.hub import Hub
 from .store.matchmaker import Pairing
@@ -51,7 +52,7 @@ from .store.presence import Presence
 from .store.pubsub import PubSub, open_pubsub
 from .store.results import Results
 from .store.room_feed import RoomFeed
-from .store.service import Retention, RoomService
+from .store.service import RoomService
 from .store.store import Store
 from .tasks import stop_tasks
 from .web import pages, site, sound

@@ -68,7 +68,7 @@ async def create_game(request: Request) -> JSONResponse:
     players: list[Player | None] = [opponent, opponent]
     players[seat] = await state.guests.current(player)
     room = await state.rooms.create(new_game.duel(ruleset, seed), tuple(players), clock, rated=rated)
-    await state.rooms.list(room)  # in the lobby: an open challenge while its creator is connected, then a live game
+    await state.rooms.aftermath.list(room)  # in the lobby: an open challenge while its creator is connected, then a live game
     return JSONResponse({"id": room.id, "seat": seat, **game_json(room, seat)}, status_code=201)
 
 

@@ -54,7 +54,7 @@ async def pool_game(rooms: RoomService, pool: Pool, players: tuple[Player, Playe
         if exc.code is not Refused.BUSY:  # BUSY: the id is taken (by this pair: ids are never reused)
             raise
         return False
-    await rooms.list(room)
+    await rooms.aftermath.list(room)
     return True
 
 
@@ -69,5 +69,5 @@ async def computer_game(rooms: RoomService, pool: Pool, player: Player) -> tuple
     players = [computer(COMPUTER_INSTEAD), computer(COMPUTER_INSTEAD)]
     players[seat] = player
     room = await rooms.create(duel(pool.ruleset), tuple(players), pool_clock(pool))
-    await rooms.list(room)
+    await rooms.aftermath.list(room)
     return room, seat

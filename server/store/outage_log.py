@@ -18,9 +18,13 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from ..core.outages import Outage
+from ..outage import is_outage
+
+T = TypeVar("T")
 
 KEEP = 32
 """Outages remembered (the oldest are forgotten: a clock started after them cannot owe anything)."""
@@ -56,6 +60,18 @@ class OutageLog:
         if self._since is not None:
             self._past.append(Outage(self._since, max(self._since, self._now_ms())))
             self._since = None
+
+    async def reaching(self, call: Awaitable[T]) -> T:
+        """Await a store call, noting whether the store answered (:meth:`back`) or was away
+        (:meth:`lost`; any other failure says nothing of the store)."""
+        try:
+            result = await call
+        except Exception as exc:
+            if is_outage(exc):
+                self.lost()
+            raise
+        self.back()
+        return result
 
     def outages(self, now_ms: int) -> tuple[Outage, ...]:
         """Every remembered outage, the one going on ending at ``now_ms`` (a commit that

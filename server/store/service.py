@@ -12,30 +12,17 @@ decided on. A command carrying the version its sender saw is refused as stale wh
 change won the race (the client gets a fresh snapshot); one without (a join, a resignation
 over HTTP, a timeout, a rematch) is decided again on the fresh room, at most ``retries`` times.
 
-After a commit: the players' game lists (:mod:`~.player_games`) when the status or the seats
-changed (a move writes nothing there), and what an end leaves behind (:meth:`RoomService.settle`: ratings, leaderboards, the
-finished lists). The commit that ends a game leaves the room in its due index (``clocks:{<tag>}``), due
-:data:`SETTLE_GRACE_MS` later (the same atomic write as the commit: nothing more on the move
-path); settling drops that entry, so an end whose process dies or fails before it is settled
-by any process's sweeper (everything settled is idempotent). The finished room's later commits
-(a rematch offered, declined or linked) leave that entry as it is and settle nothing: an end
-not settled yet stays due, a settled one is not settled again. Failures there are logged and
-counted, never raised: the commit stands.
-
-Retention: every commit renews the expiry of the room's keys — ``finished_ttl_s`` once the
-game is over, ``idle_ttl_s`` before; 0 keeps them forever.
-
-Operations: each commit is counted and logged as one ``event=<kind>_committed`` line (room,
-version, seat, player id, action), each lost compare-and-set as ``event=commit_conflict``.
+What is written where: :mod:`~.committer` makes a decision durable (the stored form, the
+compare-and-set, its accounting); :mod:`~.aftermath` writes what a commit leaves behind outside
+the room (the game lists, an end's settling, the lobby's list).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any
 
 from engine import Game
 from engine.clock import Clock
@@ -43,7 +30,6 @@ from engine.clock import Clock
 from ..core.computer import slow_to_answer
 from ..core.decide import (
     Command,
-    Commit,
     LinkRematch,
     OfferRematch,
     Play,
@@ -56,16 +42,12 @@ from ..core.decide import (
     open_room,
     rematch_players,
 )
-from ..core.due import next_due
 from ..core.room import Player, Room, Status
-from ..core.summary import index_changed
-from ..logs import event
 from ..metrics import Metrics
-from ..outage import is_outage, redis_down
+from .aftermath import SETTLE_GRACE_MS, Aftermath
 from .analyses import Analyses, StoredAnalysis
 from .cache import RoomCache
-from .keys import pack
-from .messages import commit_message
+from .committer import Committer, Retention
 from .offload import Offload
 from .outage_log import OutageLog
 from .player_games import PlayerGames
@@ -73,16 +55,10 @@ from .results import Results
 from .room_feed import RoomFeed
 from .single_flight import SingleFlight
 from .slots import new_room_id
-from .store import KEEP_DUE, Store
-from .stored_form import StoredForm, unpack_room
+from .store import Store
+from .stored_form import unpack_room
 
 log = logging.getLogger("mineduel.rooms")
-
-T = TypeVar("T")
-DAY_S = 86_400
-SETTLE_GRACE_MS = 10_000
-"""A finished room's end is left to the sweeper this long after its commit (the committing
-process settles it at once and drops the entry; a sweeper finds it only if that failed)."""
 
 
 class RoomRefused(Exception):
@@ -113,18 +89,6 @@ def wall_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-@dataclass(frozen=True, slots=True)
-class Retention:
-    """How long a room's keys live after its last change (0 = forever)."""
-
-    finished_ttl_s: int = 30 * DAY_S
-    idle_ttl_s: int = 7 * DAY_S
-
-    def ttl_s(self, room: Room) -> int | None:
-        ttl = self.finished_ttl_s if room.status is Status.OVER else self.idle_ttl_s
-        return ttl or None
-
-
 class RoomService:
     def __init__(self, store: Store, cache: RoomCache, metrics: Metrics, *, retries: int = 8,
                  retention: Retention = Retention(), now_ms: Callable[[], int] = wall_ms,
@@ -133,37 +97,37 @@ class RoomService:
                  settle_grace_ms: int = SETTLE_GRACE_MS, outages: OutageLog | None = None,
                  feed: RoomFeed | None = None) -> None:
         self.store = store
-        self.feed = feed
-        """Where a commit nobody else heard of goes (this process's connections to the room);
-        ``None``: every commit is published to whoever listens, this process included."""
         self.outages = outages or OutageLog(now_ms)
         """When this process could not reach the store: what :func:`decide` gives clock time back for
         (every load and commit here, the sweeper and the hub's pub/sub link report to it)."""
         self.offload = offload or Offload()
         """Runs the decisions a game says are costly (a no-guess layout) off the event loop."""
         self.results = results or Results(store, metrics)
-        """Told of every commit that ends a game (ratings, leaderboards)."""
         self.games = games or PlayerGames(store, metrics, finished_ttl_s=retention.finished_ttl_s)
-        """The players' game lists, written after every commit that changes what they keep."""
+        self.aftermath = Aftermath(store, metrics, self.results, self.games)
+        """What a commit leaves behind outside its room: game lists, an end's settling, the lobby."""
+        self.committer = Committer(store, cache, metrics, retention, self.outages, feed)
         self.analyses = analyses or Analyses(store, metrics)
         """Finished duels' analyses: started by the commit that ends a game, stored once."""
         self.cache = cache
         self.metrics = metrics
         self.retries = retries
-        self.retention = retention
         self.now_ms = now_ms
         self.settle_grace_ms = settle_grace_ms
-        self.stats = {"cache_hits": 0, "loads": 0, "conflicts": 0}
-        self.stored = StoredForm()
+        self._counts = {"cache_hits": 0, "loads": 0}
         self._loads: SingleFlight[Room] = SingleFlight()
-        self._committed: dict[str, Any] = {}  # commit kind -> its moves_committed counter
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """Cache hits, loads and lost compare-and-sets so far (``/api/v1/stats``, tests)."""
+        return {**self._counts, "conflicts": self.committer.conflicts}
 
     # ------------------------------------------------------------------ reading
 
     async def load(self, room_id: str) -> Room:
         """The current Room from Redis; raises :class:`RoomRefused` (``unknown_room``)."""
-        self.stats["loads"] += 1
-        found = await self._reaching(self.store.load(room_id))
+        self._counts["loads"] += 1
+        found = await self.outages.reaching(self.store.load(room_id))
         if found is None:
             raise refused(Refused.UNKNOWN_ROOM, f"no game {room_id!r}")
         return unpack_room(found[1])
@@ -173,7 +137,7 @@ class RoomService:
         load of it already under way (another socket of the same game opening) is shared."""
         room = self.cache.latest(room_id)
         if room is not None:
-            self.stats["cache_hits"] += 1
+            self._counts["cache_hits"] += 1
             return room
         return await self._loads.run(room_id, lambda: self.load(room_id))
 
@@ -221,7 +185,7 @@ class RoomService:
                     or (known is not None and room.version < known)):
                 room = await self.load(room_id)  # the cache may be behind the version the client saw
             else:
-                self.stats["cache_hits"] += 1
+                self._counts["cache_hits"] += 1
             now = self.now_ms()
             outages = self.outages.outages(now)
             if (isinstance(command, Play) and room.game.costly(command.move)) or (
@@ -236,8 +200,8 @@ class RoomService:
             ends = decision.room.status is Status.OVER and room.status is not Status.OVER
             settle_at = self.now_ms() + self.settle_grace_ms if ends else None
             after_end = room.status is Status.OVER  # a rematch offered, declined or linked
-            if await self._commit(room.version, decision, started, settle_at, after_end):
-                await self._after(room, decision.room, settle_at)
+            if await self.committer.commit(room.version, decision, started, settle_at, after_end):
+                await self.aftermath.after(room, decision.room, settle_at)
                 if ends:
                     self.analyses.finished(decision.room)
                 if decision.refusal is not None:
@@ -257,9 +221,9 @@ class RoomService:
         on its players' game lists unless not ``recorded`` (a rematch room: once linked)."""
         for _ in range(3):
             commit = open_room(room_id or new_room_id(), game, players, clock, self.now_ms(), rated)
-            if await self._commit(None, commit):
+            if await self.committer.commit(None, commit):
                 if recorded:
-                    await self._after(None, commit.room, None)
+                    await self.aftermath.after(None, commit.room, None)
                 return commit.room
             if room_id is not None:
                 break
@@ -304,117 +268,11 @@ class RoomService:
         try:
             linked = await self.act(room.id, player, LinkRematch(fresh_id), known=room.version)
         except BaseException:
-            await self._discard(fresh)
+            await self.aftermath.discard(fresh)
             raise
         if linked.rematch != fresh_id:
-            await self._discard(fresh)
+            await self.aftermath.discard(fresh)
             return await self.load(linked.rematch or fresh_id)
-        await self._after(None, fresh, None)
-        await self.list(fresh)
+        await self.aftermath.after(None, fresh, None)
+        await self.aftermath.list(fresh)
         return fresh
-
-    async def list(self, room: Room) -> None:
-        """``room`` on the lobby's list: every rematch, however it was accepted (a page's form,
-        the API, a socket's frame), and a game's first room when whoever asked for it says so
-        (a private challenge is not listed). A convenience: the game exists either way, so a
-        failure is counted and logged, never raised (but a bug's)."""
-        try:
-            await self.store.list_room(room.id, room.created_ms)
-        except Exception as exc:
-            if not redis_down(self.metrics, "list", exc, room=room.id):
-                raise
-
-    async def _discard(self, room: Room) -> None:
-        """Delete a rematch room that was never linked. Redis away: it stays unlisted until its
-        first move's window aborts it (or it expires)."""
-        try:
-            await self.store.discard_room(room.id)
-        except Exception as exc:
-            if not redis_down(self.metrics, "discard", exc, room=room.id):
-                raise
-
-    # ------------------------------------------------------------------ after a commit
-
-    async def _after(self, old: Room | None, new: Room, settle_at: int | None) -> None:
-        """What a successful commit leaves behind: the game lists (when they change) and, for the
-        commit that ended the game, :meth:`settle`. Never raises: the commit stands whatever
-        fails here."""
-        try:
-            if settle_at is not None:
-                await self.settle(new, settle_at)
-            elif index_changed(old, new):
-                await self.games.record(new)
-        except Exception as exc:  # Redis away after the commit: the sweeper settles an end later
-            self.metrics.redis_errors.labels("settle").inc()
-            event(log, "settle_failed", level=logging.WARNING, room=new.id, v=new.version, error=type(exc).__name__)
-
-    async def settle(self, room: Room, due_ms: int | None = None) -> bool:
-        """Everything the end of ``room``'s game leaves behind: ratings and leaderboards
-        (:meth:`Results.finished`) and the players' finished lists. Idempotent, so any process
-        may do it again (the sweeper does, for a finished room still in its due index at
-        ``due_ms``). True when all of it is done; then the due entry is dropped (if it is still
-        ``due_ms``: a later commit's stays)."""
-        done = await self.results.finished(room)
-        done = await self.games.record(room) and done
-        if done and due_ms is not None:
-            await self.store.drop_clock(room.id, due_ms)
-        return done
-
-    # ------------------------------------------------------------------ the commit
-
-    async def _reaching(self, call: Awaitable[T]) -> T:
-        """Await a store call, telling :attr:`outages` whether the store answered."""
-        try:
-            result = await call
-        except Exception as exc:
-            if is_outage(exc):
-                self.outages.lost()
-            raise
-        self.outages.back()
-        return result
-
-    async def _commit(self, expected: int | None, commit: Commit, started: float | None = None,
-                      settle_at: int | None = None, after_end: bool = False) -> bool:
-        """Commit ``commit`` if the stored version is still ``expected``. The room's place in
-        due index: when something falls due (``next_due``); for the commit that ends the game
-        ``settle_at``, when a sweeper settles its end unless this process has; ``after_end``
-        (a later commit of the finished room): as it is, so an end not settled yet stays due
-        and a settled one is not settled again."""
-        new = commit.room
-        data = self.stored.pack(new)
-        nonce = self.cache.announce(new, commit.events, started)
-        message = commit_message(new.version, data, commit.events, nonce)
-        ok = published = False
-        feed = self.feed
-        try:
-            ok, found, published = await self._reaching(self.store.commit(
-                new.id, expected, new.version, data, pack([new.version, commit.kind, list(commit.detail)]), message,
-                KEEP_DUE if after_end else settle_at if settle_at is not None else next_due(new),
-                self.retention.ttl_s(new), self.cache.own_channel(new.id) if feed is not None else "",
-            ))
-        finally:
-            if not published:
-                self.cache.withdraw(nonce)
-        if ok and not published and feed is not None:
-            feed.committed_here(new, commit.events, started)
-        seat = commit.seat
-        player = new.players[seat] if seat is not None and 0 <= seat < len(new.players) else None
-        if ok:
-            counter = self._committed.get(commit.kind)
-            if counter is None:  # labels() locks and builds a key: look each child up once
-                counter = self._committed[commit.kind] = self.metrics.moves_committed.labels(commit.kind)
-            counter.inc()
-            if log.isEnabledFor(logging.INFO):  # (the arguments alone cost ~5k instructions a move)
-                event(log, f"{commit.kind}_committed", room=new.id, v=new.version, kind=commit.kind, seat=seat,
-                      player=player.id if player is not None else None,
-                      action=commit.detail[1] if commit.kind == "move" and len(commit.detail) > 1 else None,
-                      status=new.status.value)
-            if commit.given_ms:
-                event(log, "clock_given_back", room=new.id, v=new.version, seat=new.clock.running if new.clock else None,
-                      given_ms=commit.given_ms)
-        else:
-            self.stats["conflicts"] += 1
-            self.metrics.commit_conflicts.inc()
-            event(log, "commit_conflict", room=new.id, v=new.version, expected=expected, found=found,
-                  kind=commit.kind, seat=seat, player=player.id if player is not None else None)
-        return ok

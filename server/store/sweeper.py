@@ -8,7 +8,7 @@ so it happens once. Nobody needs to be connected: a correspondence game times ou
 computer answers, with every player away.
 
 A finished room is in the set too, due a few seconds after the commit that finished it
-(``server.store.service.SETTLE_GRACE_MS``): its committing process settles what the end leaves behind
+(``server.store.aftermath.SETTLE_GRACE_MS``): its committing process settles what the end leaves behind
 (ratings, leaderboards, the players' lists) at once and drops the entry, so a sweeper meets it
 only when that process died or failed in between. It settles it then (idempotent: a rating is
 applied once per game whoever applies it) and drops the entry, or moves it on when settling
@@ -25,7 +25,8 @@ from ..core.due import next_due
 from ..core.room import Status
 from ..logs import event
 from ..outage import is_outage
-from .service import SETTLE_GRACE_MS, RoomRefused, RoomService
+from .aftermath import SETTLE_GRACE_MS
+from .service import RoomRefused, RoomService
 
 log = logging.getLogger("mineduel.sweeper")
 
@@ -56,7 +57,7 @@ async def sweep_once(rooms: RoomService, limit: int = 100) -> int:
         if room.status is Status.OVER:
             if room.ended_ms is not None and room.ended_ms > due_ms:
                 ended += 1  # it ended after the time read (now, by this Tick): its commit settled it
-            elif not await rooms.settle(room, due_ms):  # an end left unsettled (idempotent)
+            elif not await rooms.aftermath.settle(room, due_ms):  # an end left unsettled (idempotent)
                 await store.postpone_clock(room_id, rooms.now_ms() + SETTLE_GRACE_MS)
             continue
         if next_due(room) is None:

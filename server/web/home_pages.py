@@ -176,7 +176,7 @@ async def create_game(request: Request) -> Response:
     except Limited as exc:
         return await limited_page(request, exc)
     if not terms.private:  # a challenge from a player's page goes by its link only
-        await state.rooms.list(room)
+        await state.rooms.aftermath.list(room)
         state.lobby.poke()
     return redirect(f"/g/{room.id}")
 
@@ -204,7 +204,7 @@ async def play_computer(request: Request) -> Response:
     players = [computer(level), computer(level)]
     players[seat] = me
     room = await state.rooms.create(new_game.duel(ruleset), tuple(players), clock)
-    await state.rooms.list(room)
+    await state.rooms.aftermath.list(room)
     return redirect_as(request, f"/g/{room.id}", token)
 
 

@@ -117,7 +117,7 @@ async def test_a_resignation_moves_both_ratings_once(parts: Parts) -> None:
     assert over.game.outcome.winner == 0  # type: ignore[union-attr]
     await assert_rated_once(parts.ratings, over, BLITZ, (before[anna.id][BLITZ], before[ben.id][BLITZ]))
     assert (await parts.ratings.ratings_of(anna.id))[RAPID] == DEFAULT  # other categories untouched
-    assert await rooms.settle(over)  # settling again (a sweeper's retry) changes nothing
+    assert await rooms.aftermath.settle(over)  # settling again (a sweeper's retry) changes nothing
     await assert_rated_once(parts.ratings, over, BLITZ, (before[anna.id][BLITZ], before[ben.id][BLITZ]))
 
 
@@ -193,14 +193,14 @@ async def test_two_processes_seeing_one_end_apply_it_once(parts: Parts, other_st
     first = process(parts.store, GatedRatings(parts.store.redis, barrier))
     second = process(other_store, GatedRatings(other_store.redis, barrier))
     dying = process(parts.store, parts.ratings)
-    dying._after = died  # type: ignore[method-assign]
+    dying.aftermath.after = died  # type: ignore[method-assign]
     anna, ben = people("Anna", "Ben")
     room = await dying.create(new_game.duel("brettspielnetz", 27), (anna, ben), BLITZ_CLOCK, rated=True)
     over = await dying.act(room.id, anna, Play(Resign()))
     assert await unchanged(parts.ratings, anna, ben)
     settle_at = await due(parts.store, room.id)
     assert settle_at is not None and settle_at >= over.ended_ms + 10_000  # type: ignore[operator]
-    done = await asyncio.gather(first.settle(over, settle_at), second.settle(over, settle_at))
+    done = await asyncio.gather(first.aftermath.settle(over, settle_at), second.aftermath.settle(over, settle_at))
     assert done == [True, True]
     await assert_rated_once(parts.ratings, over, BLITZ, (DEFAULT, DEFAULT))
     assert await due(parts.store, room.id) is None
@@ -221,7 +221,7 @@ async def test_an_end_whose_process_died_is_settled_by_a_sweeper(parts: Parts, o
     anna, ben = people("Anna", "Ben")
     sweeper = process(other_store, Ratings(other_store.redis))
     dying = process(parts.store, parts.ratings)  # its end is due for the sweepers in 10 s
-    dying._after = died  # type: ignore[method-assign]
+    dying.aftermath.after = died  # type: ignore[method-assign]
     waiting = await dying.create(new_game.duel("brettspielnetz", 29), (anna, ben), BLITZ_CLOCK, rated=True)
     await dying.act(waiting.id, ben, Play(Resign()))
     await sweep_once(sweeper)  # not yet: the committing process may still be at it
@@ -229,7 +229,7 @@ async def test_an_end_whose_process_died_is_settled_by_a_sweeper(parts: Parts, o
 
     cleo, dan = people("Cleo", "Dan")
     gone = process(parts.store, parts.ratings, settle_grace_ms=0)  # its end is due at once
-    gone._after = died  # type: ignore[method-assign]
+    gone.aftermath.after = died  # type: ignore[method-assign]
     room = await gone.create(new_game.duel("brettspielnetz", 32), (cleo, dan), BLITZ_CLOCK, rated=True)
     over = await gone.act(room.id, dan, Play(Resign()))
     await sweep_once(sweeper)

@@ -17,8 +17,9 @@ from server.core.room import Player, Status
 from server.edge import new_game
 from server.metrics import Metrics
 from server.store.cache import RoomCache
+from server.store.committer import Retention
 from server.store.keys import CLOCKS, clock_key, log_key, state_key
-from server.store.service import Retention, RoomRefused, RoomService
+from server.store.service import RoomRefused, RoomService
 from server.store.slots import is_shard_slot, slot_of
 
 ANNA, BEN, CY = Player("gA", "Anna"), Player("gB", "Ben"), Player("gC", "Cy")
