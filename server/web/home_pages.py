@@ -76,7 +76,7 @@ async def guest(request: Request) -> Response:
     """
     web = web_of(request)
     if not same_origin(request):
-        return foreign_form(web)
+        return await foreign_form(request)
     form = await form_of(request)
     target = safe_next(form.get("next"))
     join = form.get("join")
@@ -158,7 +158,7 @@ async def create_game(request: Request) -> Response:
     web = web_of(request)
     state = request.app.state
     if not same_origin(request):
-        return foreign_form(web)
+        return await foreign_form(request)
     me = web.player_of(request)
     if me is None:
         return redirect("/")
@@ -185,10 +185,9 @@ async def play_computer(request: Request) -> Response:
     """POST, one click from the home page: a game against the computer at ``level``, for the
     visitor's guest (made now, with a generated name, if they have none yet); ``ruleset`` and
     ``clock`` as on the challenge form (the page sends neither: Brettspielnetz, untimed)."""
-    web = web_of(request)
     state = request.app.state
     if not same_origin(request):
-        return foreign_form(web)
+        return await foreign_form(request)
     form = await form_of(request)
     try:
         level, ruleset, clock = _level(form), ruleset_of(form), _clock(form)

@@ -38,7 +38,6 @@ from .site import (
     redirect,
     safe_next,
     same_origin,
-    web_of,
 )
 
 COOKIE = "lang"
@@ -73,9 +72,8 @@ class ReaderLanguage:
 
 async def switch(request: Request) -> Response:
     """``POST /lang`` (``lang=de``): remember the language in the cookie, back to the page."""
-    web = web_of(request)
     if not same_origin(request):
-        return foreign_form(web)
+        return await foreign_form(request)
     lang = (await form_of(request)).get("lang", "")
     if lang not in i18n.LANGS:  # the button sends one of ours; anything else changes nothing
         raise BadForm(_("There is no such language."))

@@ -38,7 +38,6 @@ from .site import (
     ruleset_of,
     same_origin,
     visitor_of,
-    web_of,
 )
 
 
@@ -66,9 +65,8 @@ def quick_controls() -> list[tuple[str, str]]:
 
 async def start(request: Request) -> Response:
     """POST from the home page: the pool of the pressed button and the chosen rules."""
-    web = web_of(request)
     if not same_origin(request):
-        return foreign_form(web)
+        return await foreign_form(request)
     form = await form_of(request)
     try:
         pool = _pool_of(form)

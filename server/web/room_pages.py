@@ -30,7 +30,7 @@ from .reconnect import reconnect_area
 from .site import (
     ROOM_ID,
     Web,
-    error_page,
+    error_page_for,
     foreign_form,
     form_of,
     redirect,
@@ -51,12 +51,12 @@ async def load_room(request: Request) -> tuple[Web, Room | None, Response | None
     web = web_of(request)
     room_id = request.path_params["id"]
     if not ROOM_ID.match(room_id):
-        return web, None, error_page(web, 404, _("No such game"), _("That link does not lead to a game."))
+        return web, None, await error_page_for(request, 404, _("No such game"), _("That link does not lead to a game."))
     try:
         return web, await request.app.state.rooms.load(room_id), None
     except RoomRefused:
-        return web, None, error_page(web, 404, _("No such game"), _("That game does not exist (or the link is mistyped)."),
-                                     web.player_of(request))
+        return web, None, await error_page_for(request, 404, _("No such game"),
+                                               _("That game does not exist (or the link is mistyped)."))
 
 
 async def load_labels(request: Request, codec: HtmlCodec, room: Room) -> None:
@@ -156,7 +156,7 @@ async def replay_step(request: Request) -> Response:
         return failed  # type: ignore[return-value]
     at = _at(request) or 0
     if room.status is not Status.OVER:
-        return error_page(web, 409, _("Not yet"), _("The replay opens when the game is over."), web.player_of(request))
+        return await error_page_for(request, 409, _("Not yet"), _("The replay opens when the game is over."))
     odds = _odds(request)
     if request.headers.get("hx-request") != "true":
         return redirect(f"/g/{room.id}?at={at}" + ("&odds=1" if odds else ""))
@@ -174,7 +174,7 @@ async def odds_step(request: Request) -> Response:
         return failed  # type: ignore[return-value]
     at = _at(request) or 0
     if room.status is not Status.OVER or room.kind != "duel":
-        return error_page(web, 409, _("Not yet"), _("The odds are published when the game is over."), web.player_of(request))
+        return await error_page_for(request, 409, _("Not yet"), _("The odds are published when the game is over."))
     odds = _odds(request)
     if request.headers.get("hx-request") != "true":
         return redirect(f"/g/{room.id}?at={at}" + ("&odds=1" if odds else ""))
@@ -186,7 +186,7 @@ async def join_room(request: Request) -> Response:
     web = web_of(request)
     room_id = request.path_params["id"]
     if not same_origin(request):
-        return foreign_form(web)
+        return await foreign_form(request)
     if not ROOM_ID.match(room_id):
         return redirect("/")
     await form_of(request)  # the button sends no field; a body that is no form of ours is refused (BadForm)
@@ -197,7 +197,7 @@ async def join_room(request: Request) -> Response:
         await request.app.state.rooms.act(room_id, await request.app.state.guests.current(me), Join())
     except RoomRefused as exc:
         if exc.code is Refused.UNKNOWN_ROOM:
-            return error_page(web, 404, _("No such game"), _("That game does not exist."), me)
+            return await error_page_for(request, 404, _("No such game"), _("That game does not exist."))
         # full: the room page shows what happened
     request.app.state.lobby.poke()  # a challenge taken: the lobby shows it at once
     return redirect(f"/g/{room_id}")
@@ -212,7 +212,7 @@ def _posted_on_room(handler: Callable[[Request, str, Player | None], Awaitable[R
         web = web_of(request)
         room_id = request.path_params["id"]
         if not same_origin(request) or not ROOM_ID.match(room_id):
-            return foreign_form(web)
+            return await foreign_form(request)
         await form_of(request)  # these buttons send no field; a body that is no form of ours is refused (BadForm)
         return await handler(request, room_id, web.player_of(request))
 

@@ -95,10 +95,10 @@ def same_origin(request: Request) -> bool:
     return form_origin_ok(request, request.app.state.settings)
 
 
-def foreign_form(web: Web) -> Response:
+async def foreign_form(request: Request) -> Response:
     """The answer to a form that :func:`same_origin` refused: 403, and why, in the reader's
     language."""
-    return error_page(web, 403, _("Forbidden"), _("That form came from another site."))
+    return await error_page_for(request, 403, _("Forbidden"), _("That form came from another site."))
 
 
 def safe_next(value: object, default: str = "/") -> str:
@@ -186,10 +186,6 @@ def redirect(url: str) -> RedirectResponse:
     return RedirectResponse(url, status_code=303)
 
 
-def error_page(web: Web, status: int, title: str, message: str, me: Player | None = None) -> HTMLResponse:
-    return web.render("error.html", status_code=status, title=title, message=message, me=me)
-
-
 async def visitor_of(request: Request) -> Player | None:
     """The visitor's guest under the name registered now (:meth:`Guests.current`, one Redis
     read), or ``None``. The cookie's token keeps the name it was issued with: after a rename
@@ -220,7 +216,7 @@ def render_page(request: Request, template: str, me: Player | None, status_code:
 
 
 async def error_page_for(request: Request, status: int, title: str, message: str) -> HTMLResponse:
-    """:func:`error_page` with the visitor's header ("Playing as …", "My games"): every error a
+    """The error page, with the visitor's header ("Playing as …", "My games"): every error a
     form or page of ours answers is shown as the rest of the site is, signed in or not."""
     return render_page(request, "error.html", await visitor_of(request), status, title=title, message=message)
 

@@ -66,7 +66,7 @@ async def solo_home(request: Request) -> Response:
 async def create_solo(request: Request) -> Response:
     web = web_of(request)
     if not same_origin(request):
-        return foreign_form(web)
+        return await foreign_form(request)
     me = web.player_of(request)
     if me is None:
         return redirect("/?next=/solo")

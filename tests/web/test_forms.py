@@ -224,6 +224,22 @@ def test_error_pages_keep_the_signed_in_header(client: TestClient) -> None:
         assert response.status_code >= 400 and shows_header_of(response, anna.name), response.text[:600]
 
 
+def test_every_error_page_shows_the_registered_name(client: TestClient) -> None:
+    """A cross-site form's 403, an unknown or malformed room's 404, a replay asked for too early:
+    the header is the site's, under the name registered now (not the cookie's)."""
+    anna = Guest(client, "Anna")
+    renamed = unique("Hanna")
+    auth = {"authorization": f"Bearer {anna.token}"}
+    assert client.post("/api/v1/guests/me/name", json={"name": renamed}, headers=auth).status_code == 200
+    room_url = anna.post("/games", data={"seat": "0"}).headers["location"]
+    foreign = {"origin": "https://evil.example"}
+    for response in (anna.post("/games", data={"seat": "0"}, headers=foreign),
+                     anna.post(f"{room_url}/rematch", headers=foreign), anna.post("/lang", data={"lang": "de"}, headers=foreign),
+                     anna.get("/g/no.such.id"), anna.get("/g/nosuchgame"), anna.post("/g/nosuchgame/join"),
+                     anna.get(f"{room_url}/replay", params={"at": "1"})):
+        assert response.status_code in (403, 404, 409) and shows_header_of(response, renamed), response.text[:600]
+
+
 # ---------------------------------------------------------------------- E: one identity per browser
 
 
