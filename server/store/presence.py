@@ -70,9 +70,22 @@ class Presence:
         """The last known number of spectators of ``room_id`` over all processes."""
         return self.attendance(room_id).spectators
 
-    def heard(self, room_id: str, attendance: Attendance) -> None:
-        """A presence message arrived."""
+    def heard(self, room_id: str, attendance: Attendance) -> Attendance:
+        """A presence message arrived: what it says, as far as this process's own connections
+        allow. Why: a message is written with the counts of its moment, and a socket that
+        arrives while it is on its way is counted in the next one (up to :data:`GATHER_S`
+        later); the message would tell that socket its own seat is away (and show a spectator
+        count without it). A seat with a local connection is not away, and there are at least
+        the local spectators. Returns the attendance to show."""
+        counts = self._local.get(room_id)
+        if counts is not None and (counts[0] > attendance.spectators
+                                   or any(counts[1 + seat] and since is not None
+                                          for seat, since in enumerate(attendance.away_since))):
+            attendance = Attendance(max(counts[0], attendance.spectators),
+                                    tuple(None if counts[1 + seat] else since
+                                          for seat, since in enumerate(attendance.away_since)))
         self._heard[room_id] = attendance
+        return attendance
 
     async def read(self, room_id: str) -> Attendance:
         """Learn who is connected (when this process starts watching a room), publishing nothing."""

@@ -114,7 +114,7 @@ class RoomFeed:
             conn.close(SERVER_ERROR, "server error")
 
     def on_presence(self, room_id: str, entry: Entry, attendance: Attendance) -> None:
-        self.presence.heard(room_id, attendance)
+        attendance = self.presence.heard(room_id, attendance)
         room = self.cache.held(room_id)
         if room is not None:
             self.fanout.presence(entry.conns, room, attendance)

@@ -103,6 +103,32 @@ def test_a_games_sockets_opening_together_are_written_once(redis_url: str) -> No
     asyncio.run(run())
 
 
+def test_a_message_written_before_a_local_arrival_does_not_show_it_away(redis_url: str) -> None:
+    """A presence message written before this process counted a socket (its write is on its
+    way) would tell that socket its own seat is away: a seat with a local connection is shown
+    present, and the local spectators are counted; a seat without one keeps what was heard."""
+
+    async def run() -> None:
+        store = Counting(redis_url)
+        presence = Presence(store, Metrics(), process_id="latecomer")
+        room_id = f"late-{next(ROOMS)}"
+        try:
+            arrivals = [asyncio.create_task(presence.arrive(room_id, viewer)) for viewer in (1, SPECTATOR)]
+            await asyncio.sleep(0)  # counted, not yet written
+            assert presence.heard(room_id, Attendance(0, (None, 1234))) == Attendance(1, (None, None))
+            assert presence.heard(room_id, Attendance(3, (555, 1234))) == Attendance(3, (555, None))
+            assert presence.attendance(room_id) == Attendance(3, (555, None))
+            assert presence.heard("another-room", Attendance(0, (7, 8))) == Attendance(0, (7, 8))
+            assert [a.away_since[1] for a in await asyncio.gather(*arrivals)] == [None, None]
+            presence.leave(room_id, 1)
+            await written(store, 2)
+            assert presence.heard(room_id, Attendance(1, (555, 999))) == Attendance(1, (555, 999))  # gone: away
+        finally:
+            await store.close()
+
+    asyncio.run(run())
+
+
 def test_a_connection_that_goes_while_waiting_does_not_cancel_the_others_write(redis_url: str) -> None:
     async def run() -> None:
         store = Counting(redis_url)
