@@ -22,26 +22,28 @@ from ..edge.limits import Limited, guard_of
 from ..store.players import NameTaken
 from ..store.service import RoomRefused
 from .clock_choices import CLOCK_CHOICES, clock_of
+from .forms import (
+    BadForm,
+    foreign_form,
+    form_of,
+    refused_form,
+    ruleset_of,
+    same_origin,
+    seed_of,
+    ticked,
+)
 from .i18n import N_, _
 from .lobby import Lobby
 from .pair_pages import quick_controls
 from .site import (
     ROOM_ID,
-    BadForm,
     error_page_for,
-    foreign_form,
-    form_of,
     guest_of,
     limited_page,
     redirect,
     redirect_as,
-    refused_form,
     render_page,
-    ruleset_of,
     safe_next,
-    same_origin,
-    seed_of,
-    ticked,
     visitor_of,
     web_of,
 )

@@ -30,14 +30,16 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ..edge.csp import SecurityHeaders
 from ..edge.peer import is_tls
 from . import i18n
-from .i18n import _
-from .site import (
+from .forms import (
     BadForm,
     foreign_form,
     form_of,
+    same_origin,
+)
+from .i18n import _
+from .site import (
     redirect,
     safe_next,
-    same_origin,
 )
 
 COOKIE = "lang"

@@ -22,21 +22,23 @@ from starlette.routing import Route
 from ..core.pools import POOLS, TIME_CONTROLS, Pool, TimeControl
 from ..edge.csp import SecurityHeaders
 from ..edge.limits import Limited
+from .forms import (
+    BadForm,
+    foreign_form,
+    form_of,
+    refused_form,
+    ruleset_of,
+    same_origin,
+)
 from .i18n import _, ngettext
 from .site import (
     ROOM_ID,
-    BadForm,
     error_page_for,
-    foreign_form,
-    form_of,
     guest_of,
     limited_page,
     redirect,
     redirect_as,
-    refused_form,
     render_page,
-    ruleset_of,
-    same_origin,
     visitor_of,
 )
 

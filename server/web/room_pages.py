@@ -22,6 +22,12 @@ from ..outage import redis_down
 from ..store.analyses import NotAnalysed, StoredAnalysis
 from ..store.service import RoomRefused
 from . import socket_ticket, sound
+from .forms import (
+    foreign_form,
+    form_of,
+    same_origin,
+    ticked,
+)
 from .html_codec import HtmlCodec
 from .html_frames import oob
 from .i18n import _, ngettext
@@ -31,12 +37,8 @@ from .site import (
     ROOM_ID,
     Web,
     error_page_for,
-    foreign_form,
-    form_of,
     redirect,
     render_page,
-    same_origin,
-    ticked,
     visitor_of,
     web_of,
 )

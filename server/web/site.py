@@ -1,34 +1,25 @@
 """What the browser pages share: templates, assets and the guest cookie (one :class:`Web` per
 app, built by the lifespan once the signing secret is known), and the small helpers of every
-form handler (origin check, form parsing and its refusals, redirects, error pages).
+page handler (the visitor, redirects, error pages). The forms' own helpers are
+:mod:`server.web.forms`.
 
 The guest's identity is the API token of ``POST /api/v1/guests`` (issued through the same
 :class:`server.edge.auth.Auth`), kept in a signed, HttpOnly, SameSite=Lax cookie. The token
 names the guest as they were called when it was issued; the header of a page shows the name
 registered now (:func:`visitor_of`, :func:`render_page`).
-
-A form is refused before it changes anything: a body that is not a small urlencoded form
-(:func:`form_of`) or a value its page never offers raises :class:`BadForm`, which the route
-answers with its error page (:func:`refused_form`; the app does for routes that do not).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
 from typing import Any
-from urllib.parse import parse_qsl
 
 from itsdangerous import BadSignature, URLSafeSerializer
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from engine import RULESETS
-
 from ..core.room import Player
-from ..edge.csp import HEADERS
 from ..edge.limits import Limited, guard_of
-from ..edge.origin import form_origin_ok
 from ..edge.peer import is_tls
 from ..outage import redis_down
 from .assets import Assets
@@ -88,98 +79,11 @@ def web_of(conn: HTTPConnection) -> Web:
     return conn.app.state.web
 
 
-def same_origin(request: Request) -> bool:
-    """A state-changing form must come from our own pages (the cookie is SameSite=Lax too):
-    ``Origin`` (else ``Referer``) is one of the allowed origins, by default our own host
-    (:func:`server.edge.origin.form_origin_ok`)."""
-    return form_origin_ok(request, request.app.state.settings)
-
-
-async def foreign_form(request: Request) -> Response:
-    """The answer to a form that :func:`same_origin` refused: 403, and why, in the reader's
-    language."""
-    return await error_page_for(request, 403, _("Forbidden"), _("That form came from another site."))
-
-
 def safe_next(value: object, default: str = "/") -> str:
     """Only local paths: ``/g/abc`` yes, ``//evil.example`` and ``https://…`` no."""
     if isinstance(value, str) and value.startswith("/") and not value.startswith("//") and "\\" not in value:
         return value[:200]
     return default
-
-
-FORM_TYPE = "application/x-www-form-urlencoded"
-MAX_FORM = 4096
-MAX_FIELDS = 32
-
-
-class BadForm(Exception):
-    """A form refused before it changed anything: ``status`` (400 a value or a body that cannot
-    be read, 413 too large, 415 not urlencoded, 403 a test hook that is off) and why, in the
-    reader's language. Raised where the form is read; answered by :func:`refused_form`."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.message, self.status = message, status
-
-
-async def form_of(request: Request) -> dict[str, str]:
-    """The fields of a small ``application/x-www-form-urlencoded`` body (first value wins).
-
-    An empty body is an empty form whatever its type (a form of one button sends no field). Any
-    other body that is not such a form raises :class:`BadForm` rather than reading as empty, so a
-    form never runs on defaults it did not ask for. Parsed here rather than with
-    ``request.form()``: our forms are tiny and urlencoded, and this needs no multipart parser.
-    """
-    body = await request.body()
-    if not body:
-        return {}
-    if request.headers.get("content-type", "").split(";", 1)[0].strip().lower() != FORM_TYPE:
-        raise BadForm(_("Our pages send forms URL-encoded; this one came in another format."), 415)
-    if len(body) > MAX_FORM:
-        raise BadForm(_("It is larger than %(most)d bytes.") % {"most": MAX_FORM}, 413)
-    try:
-        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=MAX_FIELDS,
-                          encoding="utf-8", errors="strict")
-    except UnicodeDecodeError:
-        raise BadForm(_("Its text is not valid UTF-8.")) from None
-    except ValueError:
-        raise BadForm(_("It has more than %(most)d fields.") % {"most": MAX_FIELDS}) from None
-    fields: dict[str, str] = {}
-    for key, value in pairs:
-        fields.setdefault(key, value)
-    return fields
-
-
-def ticked(form: dict[str, str], field: str, on: Collection[str] = ("on",), off: Collection[str] = ()) -> bool:
-    """A checkbox: ``on`` (what the box sends), or absent or ``off`` (what a page's hidden field
-    sends for an unticked box); any other value raises :class:`BadForm`."""
-    value = form.get(field)
-    if value is not None and value not in on and value not in off:
-        raise BadForm(_("“%(field)s” is a box to tick or leave empty; the form said something else.")
-                      % {"field": field})
-    return value in on
-
-
-def ruleset_of(form: dict[str, str]) -> str:
-    """The form's rules (Brettspielnetz's when it names none); unknown ones raise :class:`BadForm`."""
-    ruleset = form.get("ruleset", "brettspielnetz")
-    if ruleset not in RULESETS:
-        raise BadForm(_("There are no such rules."))
-    return ruleset
-
-
-def seed_of(request: Request, form: dict[str, str]) -> int | None:
-    """The test-only layout hook: a ``seed`` is refused (403) unless the test hooks are on, as
-    the JSON API refuses it (``test_hooks_off``); no page sends one."""
-    seed = form.get("seed")
-    if seed is None:
-        return None
-    if not request.app.state.settings.test_hooks:
-        raise BadForm(_("The seed is a test-only hook, turned off on this server."), 403)
-    if not (seed.isascii() and seed.isdigit() and len(seed) < 19):
-        raise BadForm(_("A seed is a whole number."))
-    return int(seed)
 
 
 def redirect(url: str) -> RedirectResponse:
@@ -219,26 +123,6 @@ async def error_page_for(request: Request, status: int, title: str, message: str
     """The error page, with the visitor's header ("Playing as …", "My games"): every error a
     form or page of ours answers is shown as the rest of the site is, signed in or not."""
     return render_page(request, "error.html", await visitor_of(request), status, title=title, message=message)
-
-
-async def refused_form(request: Request, exc: BadForm, title: str | None = None) -> HTMLResponse:
-    """The page of a :class:`BadForm`: ``title`` says what the form was for (else: it could not
-    be read), the message why."""
-    return await error_page_for(request, exc.status, title or _("Cannot read that form"), exc.message)
-
-
-async def _bad_form(request: Request, exc: Exception) -> Response:
-    """The app's answer to a :class:`BadForm` that its route did not answer itself; raised past
-    the route's own middleware, so the page gets the security headers here."""
-    assert isinstance(exc, BadForm)
-    response = await refused_form(request, exc)
-    for name, value in HEADERS.items():
-        response.headers.setdefault(name, value)
-    return response
-
-
-exception_handlers = {BadForm: _bad_form}
-"""The browser edge's exception handlers (``server.app`` installs them with the pages)."""
 
 
 async def limited_page(request: Request, exc: Limited) -> HTMLResponse:

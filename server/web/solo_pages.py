@@ -23,21 +23,23 @@ from ..edge.csp import SecurityHeaders
 from ..edge.limits import Limited, guard_of
 from ..store.results import MODES
 from . import socket_ticket
-from .i18n import N_, _
-from .reconnect import reconnect_area
-from .site import (
+from .forms import (
     BadForm,
-    Web,
-    error_page_for,
     foreign_form,
     form_of,
-    limited_page,
-    redirect,
     refused_form,
-    render_page,
     same_origin,
     seed_of,
     ticked,
+)
+from .i18n import N_, _
+from .reconnect import reconnect_area
+from .site import (
+    Web,
+    error_page_for,
+    limited_page,
+    redirect,
+    render_page,
     visitor_of,
     web_of,
 )

@@ -1,5 +1,5 @@
 """The browser's forms refuse what they cannot read or never offer, and change nothing then
-(``server/web/site.py``: ``form_of``, ``BadForm``; the form routes of ``home_pages``,
+(``server/web/forms.py``: ``form_of``, ``BadForm``; the form routes of ``home_pages``,
 ``solo_pages``, ``pair_pages``); error pages keep the visitor's header; a visitor keeps their
 guest; the header shows the registered name. In-process against a real Valkey, no browser."""
 
