@@ -55,7 +55,7 @@ from .store.room_feed import RoomFeed
 from .store.service import RoomService
 from .store.store import Store
 from .tasks import stop_tasks
-from .web import forms, pages, sound
+from .web import pages, sound
 from .web.assets import Assets
 from .web.html_codec import HtmlCodec
 from .web.language import ReaderLanguage, localized
@@ -186,7 +186,7 @@ def create_app(
             if embedded is not None:
                 await asyncio.to_thread(embedded.stop)
 
-    handlers = {**ops.exception_handlers, **(forms.exception_handlers if web else {})}
+    handlers = {**ops.exception_handlers, **(pages.exception_handlers if web else {})}
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=handlers,
                     middleware=[Middleware(BodyLimit, limit=settings.max_body_bytes)])
     app.state.settings = settings

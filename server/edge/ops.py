@@ -4,7 +4,9 @@ accounting of policy closes.
 - :data:`routes`: ``/metrics`` (Prometheus text format, this process's registry).
 - :data:`exception_handlers`: an HTTP route that hit a Redis outage answers ``503
   unavailable`` (JSON under ``/api``, plain text elsewhere) with ``Retry-After``; a client
-  that left in the middle of its request's body is not a server error.
+  that left in the middle of its request's body is not a server error; an address no route
+  serves (404) or a method its route does not take (405, with ``Allow``) answers in the API's
+  JSON shape under ``/api`` (the browser edge answers its pages' own, ``server.web.site``).
 - :class:`CloseObserver`: ASGI middleware that sees every websocket close the app sends; each
   1008 (policy) close is counted by reason and logged once, with room and player ids, whichever
   edge or check sent it.
@@ -17,6 +19,7 @@ from typing import Any
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -64,8 +67,23 @@ async def _client_gone(request: Request, _exc: Exception) -> Response:
     return Response(status_code=499)
 
 
+HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+"""The API's error code for each of the router's own refusals."""
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """The router's own refusals: no route for the address (404) or not for that method (405,
+    with the ``Allow`` header). Under ``/api/`` in the API's shape (``{"error": {"code",
+    "message"}}``), so a client reads every refusal the same way; elsewhere plain text."""
+    assert isinstance(exc, HTTPException)
+    if request.url.path.startswith("/api/"):
+        body = {"error": {"code": HTTP_CODES.get(exc.status_code, "bad_request"), "message": exc.detail}}
+        return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
+    return PlainTextResponse(exc.detail, status_code=exc.status_code, headers=exc.headers)
+
+
 exception_handlers = {RedisConnectionError: _outage_response, RedisTimeoutError: _outage_response,
-                      ClientDisconnect: _client_gone}
+                      ClientDisconnect: _client_gone, HTTPException: http_error}
 
 
 class CloseObserver:

@@ -18,10 +18,9 @@ from starlette.responses import HTMLResponse, Response
 
 from engine import RULESETS
 
-from ..edge.csp import HEADERS
 from ..edge.origin import form_origin_ok
 from .i18n import _
-from .site import error_page_for
+from .site import error_page_for, secured
 
 
 def same_origin(request: Request) -> bool:
@@ -121,11 +120,8 @@ async def _bad_form(request: Request, exc: Exception) -> Response:
     """The app's answer to a :class:`BadForm` that its route did not answer itself; raised past
     the route's own middleware, so the page gets the security headers here."""
     assert isinstance(exc, BadForm)
-    response = await refused_form(request, exc)
-    for name, value in HEADERS.items():
-        response.headers.setdefault(name, value)
-    return response
+    return secured(await refused_form(request, exc))
 
 
 exception_handlers = {BadForm: _bad_form}
-"""The browser edge's exception handlers (``server.app`` installs them with the pages)."""
+"""A form refused (installed with the pages: :data:`server.web.pages.exception_handlers`)."""

@@ -11,16 +11,17 @@ one-year immutable cache. State-changing forms check the ``Origin`` header. The 
 
 from __future__ import annotations
 
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from ..edge.csp import SecurityHeaders
-from . import home_pages, language, room_pages
+from . import forms, home_pages, language, room_pages
 from .pair_pages import routes as pair_routes
 from .player_pages import routes as player_routes
-from .site import web_of
+from .site import missing_page, web_of
 from .solo_pages import routes as solo_routes
 
 
@@ -52,3 +53,8 @@ routes = [
     *pair_routes,
     *player_routes,
 ]
+
+
+exception_handlers = {**forms.exception_handlers, HTTPException: missing_page}
+"""The browser edge's exception handlers (``server.app`` installs them with the pages): a
+form refused, an address or method no route serves."""

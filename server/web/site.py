@@ -15,16 +15,19 @@ import re
 from typing import Any
 
 from itsdangerous import BadSignature, URLSafeSerializer
+from starlette.exceptions import HTTPException
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from ..core.room import Player
+from ..edge.csp import HEADERS
 from ..edge.limits import Limited, guard_of
+from ..edge.ops import http_error
 from ..edge.peer import is_tls
 from ..outage import redis_down
 from .assets import Assets
 from .html_codec import HtmlCodec
-from .i18n import _
+from .i18n import N_, _
 
 ROOM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """A room id as a page's path or form carries one."""
@@ -123,6 +126,31 @@ async def error_page_for(request: Request, status: int, title: str, message: str
     """The error page, with the visitor's header ("Playing as …", "My games"): every error a
     form or page of ours answers is shown as the rest of the site is, signed in or not."""
     return render_page(request, "error.html", await visitor_of(request), status, title=title, message=message)
+
+
+def secured(response: Response) -> Response:
+    """``response`` with the pages' security headers (CSP, nosniff, frames): for a page answered
+    by an exception handler, outside the route's own middleware."""
+    for name, value in HEADERS.items():
+        response.headers.setdefault(name, value)
+    return response
+
+
+MISSING = {404: (N_("Page not found"), N_("There is no page at this address.")),
+           405: (N_("Not here"), N_("This address does not take that kind of request."))}
+
+
+async def missing_page(request: Request, exc: Exception) -> Response:
+    """The router's own refusals (no route: 404; not for that method: 405, with ``Allow``) as
+    the site's error page in the reader's language, with the visitor's header; the API's
+    addresses and the metrics keep their own answer (:func:`server.edge.ops.http_error`)."""
+    assert isinstance(exc, HTTPException)
+    if exc.status_code not in MISSING or request.url.path.startswith(("/api/", "/metrics")):
+        return await http_error(request, exc)
+    title, message = MISSING[exc.status_code]
+    response = await error_page_for(request, exc.status_code, _(title), _(message))
+    response.headers.update(exc.headers or {})
+    return secured(response)
 
 
 async def limited_page(request: Request, exc: Limited) -> HTMLResponse:

@@ -230,3 +230,26 @@ def test_the_way_to_a_rematch(client: TestClient) -> None:
     assert plain.status_code == 303 and plain.headers["location"] == f"/g/{new_id}"
     assert client.get(f"/api/v1/games/{room_id}").json()["v"] == before + 1  # the link only
     assert client.get("/g/doesnotexist/rematch", headers=htmx).status_code == 404
+
+
+def test_an_address_no_route_serves_is_the_site_s_page_in_the_reader_s_language(client: TestClient) -> None:
+    """The router's own 404 and 405 are the site's error page (German for a German reader, the
+    security headers, the visitor's header; 405 keeps ``Allow``); the API's are its JSON."""
+    cookie = named(client, "Lost")
+    client.cookies.update(cookie)
+    for method, path, status in (("GET", "/nope", 404), ("GET", "/g/abc/nope", 404), ("GET", "/guest", 405),
+                                 ("POST", "/solo/leaderboard", 405)):
+        page = client.request(method, path, headers={"accept-language": "de", "origin": BASE})
+        assert page.status_code == status and page.headers["content-type"].startswith("text/html"), (path, page.text[:200])
+        assert page.headers["content-security-policy"] == CSP and page.headers["x-content-type-options"] == "nosniff"
+        assert '<html lang="de">' in page.text and "Du spielst als" in page.text, page.text[:600]
+        assert ("Seite nicht gefunden" if status == 404 else "Nicht hier") in page.text
+        assert status == 404 or "POST" in page.headers["allow"] or "GET" in page.headers["allow"]
+    client.cookies.clear()
+    english = client.get("/nope")
+    assert "Page not found" in english.text and "There is no page at this address." in english.text
+    for method, path, status, code in (("GET", "/api/v1/nope", 404, "not_found"),
+                                       ("GET", "/api/v1/games", 405, "method_not_allowed")):
+        answer = client.request(method, path)
+        assert answer.status_code == status and answer.json()["error"]["code"] == code
+    assert "POST" in client.get("/api/v1/games").headers["allow"]
