@@ -206,9 +206,13 @@ class LobbyFeed:
         self._reported = 0
 
     def watch(self, watcher: LobbyWatcher) -> None:
-        """Start sending ``watcher`` the lobby (the latest at once; the loop sends what changes)."""
+        """Start sending ``watcher`` the lobby: the latest at once if it is fresh, else the read
+        this wakes (the loop then sends what changes). Why not the latest whatever its age: with
+        nobody watching, nothing reads it, and a socket opened after a while would first get a
+        lobby older than the page it came with, which it overwrites."""
         self.watchers.add(watcher)
-        self._send(watcher, self.latest)
+        if self._fresh(_now_ms()):
+            self._send(watcher, self.latest)
         self._wake.set()
 
     def unwatch(self, watcher: LobbyWatcher) -> None:
@@ -221,10 +225,13 @@ class LobbyFeed:
 
     async def current(self) -> Lobby:
         """The lobby for a page: the loop's latest if it is fresh, else read now."""
-        now = _now_ms()
-        if now - self.latest.read_ms <= 2_000 * self.interval_s:
+        if self._fresh(_now_ms()):
             return self.latest
         return await self.refresh()
+
+    def _fresh(self, now_ms: int) -> bool:
+        """The latest read is recent enough to show: within two of the loop's periods."""
+        return now_ms - self.latest.read_ms <= 2_000 * self.interval_s
 
     async def refresh(self) -> Lobby:
         now = _now_ms()

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
-from server.web.lobby import GONE_GRACE_MS
+from server.web.lobby import GONE_GRACE_MS, Lobby, LobbyFeed, LobbyWatcher
 from tests.conftest import LiveServer
 from tests.security.util import COOKIE, form_guest, ws_base
 
@@ -162,3 +162,22 @@ async def test_the_lobby_socket_refuses_other_sites_and_ignores_what_it_is_sent(
         await tap.ws.ping()
     finally:
         await tap.ws.close()
+
+
+def test_a_new_lobby_socket_gets_no_lobby_older_than_its_page() -> None:
+    """A socket opened after nobody watched for a while would first get the lobby read then
+    (older than the page it came with, which it would overwrite): it gets the latest only if
+    it is fresh, else the read its watch wakes."""
+
+    async def run() -> tuple[list[str], list[str]]:
+        feed = LobbyFeed(state=None, render=lambda lobby, _player: {"counts": str(lobby.online)}, interval_s=1.0,
+                         players_connected=set, process_id="p")
+        stale, fresh = [], []
+        feed.latest = Lobby(online=3, read_ms=time.time_ns() // 1_000_000 - 20_000)
+        feed.watch(LobbyWatcher(None, lambda html: stale.append(html) or True))
+        feed.latest = Lobby(online=4, read_ms=time.time_ns() // 1_000_000)
+        feed.watch(LobbyWatcher(None, lambda html: fresh.append(html) or True))
+        return stale, fresh
+
+    stale, fresh = asyncio.run(run())
+    assert stale == [] and fresh == ["4"]
