@@ -68,6 +68,10 @@ class Settings:
     send_queue: int = 64
     player_rate: Rate = (100.0, 20.0)
     """Messages a seated player's websocket may send: 100 per 20 s (then 1008)."""
+    solo_rate: Rate = (400.0, 20.0)
+    """Messages the player of a classic game may send: 400 per 20 s (then 1008). Why more than a
+    duel's: an Expert board is about 170 clicks of the least kind plus flags, and fast players
+    click 8-10 times a second for minutes; a duel's player waits for the opponent's turns."""
     spectator_rate: Rate = (20.0, 20.0)
     """Messages a spectator's websocket may send (spectators cannot move): 20 per 20 s."""
     ip_guest_rate: Rate = (60.0, 60.0)
@@ -155,6 +159,7 @@ class Settings:
             max_body_bytes=int(e.get("MINEDUEL_MAX_BODY_BYTES", "4096")),
             send_queue=int(e.get("MINEDUEL_SEND_QUEUE", "64")),
             player_rate=_rate(e.get("MINEDUEL_RATE_PLAYER"), cls.player_rate),
+            solo_rate=_rate(e.get("MINEDUEL_RATE_SOLO"), cls.solo_rate),
             spectator_rate=_rate(e.get("MINEDUEL_RATE_SPECTATOR"), cls.spectator_rate),
             ip_guest_rate=_rate(e.get("MINEDUEL_RATE_IP_GUESTS"), cls.ip_guest_rate),
             ip_game_rate=_rate(e.get("MINEDUEL_RATE_IP_GAMES"), cls.ip_game_rate),

@@ -25,11 +25,12 @@ class Closable(Protocol):
     def close(self, code: int, reason: str = "") -> None: ...
 
 
-async def client_frames(websocket: WebSocket, settings: Settings, conn: Closable) -> AsyncIterator[bytes | str]:
+async def client_frames(websocket: WebSocket, settings: Settings, conn: Closable,
+                        solo: bool = False) -> AsyncIterator[bytes | str]:
     """Every frame the client sends, until it leaves or breaks a policy: an oversized frame or
-    a frame over budget closes ``conn`` with 1008 and ends the iteration, so the edge only ever
-    sees frames it may parse."""
-    limit = MessageLimit(settings)
+    a frame over budget (``solo``: a classic game's, see :class:`MessageLimit`) closes ``conn``
+    with 1008 and ends the iteration, so the edge only ever sees frames it may parse."""
+    limit = MessageLimit(settings, solo)
     while not conn.closed:
         message = await websocket.receive()
         if message["type"] == "websocket.disconnect":

@@ -81,12 +81,14 @@ class Guard:
 class MessageLimit:
     """One websocket's flood control: a credit bucket for while it is a player's and a smaller
     one for while it is a spectator's (the hub may reseat a connection, so the class is read
-    per message)."""
+    per message). ``solo``: the socket of a classic game, whose player clicks without waiting
+    for anybody (``Settings.solo_rate``)."""
 
     __slots__ = ("player", "spectator")
 
-    def __init__(self, settings: Settings) -> None:
-        self.player = Bucket(*settings.player_rate) if settings.player_rate else None
+    def __init__(self, settings: Settings, solo: bool = False) -> None:
+        rate = settings.solo_rate if solo else settings.player_rate
+        self.player = Bucket(*rate) if rate else None
         self.spectator = Bucket(*settings.spectator_rate) if settings.spectator_rate else None
 
     def allow(self, viewer: int, now: float) -> bool:

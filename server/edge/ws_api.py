@@ -85,7 +85,7 @@ async def _game_socket(websocket: WebSocket) -> None:
     try:
         await hub.attach(room_id, box)
         where.attached()
-        async for frame in client_frames(websocket, settings, box):
+        async for frame in client_frames(websocket, settings, box, solo=room.kind == "classic"):
             started = time.perf_counter()
             parsed = wire.parse_msgpack(frame)
             if isinstance(parsed, wire.BadMessage):

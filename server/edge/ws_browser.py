@@ -166,7 +166,7 @@ async def _browser_socket(websocket: WebSocket) -> None:
         if settings.heartbeat_s > 0:
             beat = asyncio.create_task(_heartbeat(conn, hub, html, room_id, settings.heartbeat_s, state.ratings),
                                        name=f"ws-heartbeat-{room_id}")
-        async for frame in client_frames(websocket, settings, conn):
+        async for frame in client_frames(websocket, settings, conn, solo=room.kind == "classic"):
             started = time.perf_counter()
             parsed = wire.parse_browser(frame)
             if isinstance(parsed, wire.BadMessage):

@@ -21,7 +21,7 @@ from tests.names import unique
 
 from .util import COOKIE, close_code_after, form_guest, ws_attempt, ws_base
 
-PLAYER_CREDITS, SPECTATOR_CREDITS = 10, 4
+PLAYER_CREDITS, SPECTATOR_CREDITS, SOLO_CREDITS = 10, 4, 25
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +30,7 @@ def strict(make_server):
         MINEDUEL_TRUSTED_PROXY="1",
         MINEDUEL_RATE_PLAYER=f"{PLAYER_CREDITS}/20",
         MINEDUEL_RATE_SPECTATOR=f"{SPECTATOR_CREDITS}/20",
+        MINEDUEL_RATE_SOLO=f"{SOLO_CREDITS}/20",
         MINEDUEL_RATE_IP_GUESTS="3/600",
         MINEDUEL_RATE_IP_GAMES="2/600",
         MINEDUEL_MAX_SOCKETS_PER_IP="3",
@@ -111,13 +112,22 @@ async def test_message_budgets_per_connection_players_more_than_spectators(stric
         ("browser spectator", f"{wsb}/g/{game_id}/ws", {"Cookie": f"{COOKIE}={stranger}"}, "[]", is_notice,
          SPECTATOR_CREDITS),
     ]
+    solo_cookie, solo_token = form_guest(base, "Sol", **xff("10.1.0.4"))
+    solo = httpx.post(f"{base}/api/v1/solo", json={"preset": "expert"},
+                      headers={**xff("10.1.0.4"), "Authorization": f"Bearer {solo_token}"}).json()["id"]
+    cases += [  # a classic game's player clicks without waiting for anybody: a larger budget
+        ("api solo player", f"{wsb}/api/v1/games/{solo}/ws", {"Authorization": f"Bearer {solo_token}"}, junk_api,
+         is_error, SOLO_CREDITS),
+        ("browser solo player", f"{wsb}/g/{solo}/ws", {"Cookie": f"{COOKIE}={solo_cookie}"}, "[]", is_notice,
+         SOLO_CREDITS),
+    ]
     for n, (what, url, headers, frame, is_answer, credits) in enumerate(cases):
         async with connect(url, additional_headers={**headers, **xff(f"10.1.1.{n}")}) as ws:
-            answered, code = await spend_budget(ws, frame, is_answer, 3 * PLAYER_CREDITS)
+            answered, code = await spend_budget(ws, frame, is_answer, 3 * SOLO_CREDITS)
         assert code == 1008, (what, code)
         # the whole burst is served (refill during the test can only add a little), then 1008
         assert credits <= answered < 2 * credits, (what, answered)
-    assert 2 * SPECTATOR_CREDITS <= PLAYER_CREDITS  # so the spectator's bound above is below a player's
+    assert 2 * SPECTATOR_CREDITS <= PLAYER_CREDITS and 2 * PLAYER_CREDITS <= SOLO_CREDITS  # the bounds above do not overlap
 
 
 # ---------------------------------------------------------------------- per IP
