@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -142,14 +142,15 @@ def three_bv(width: int, height: int, mines: Iterable[Cell]) -> int:
     return clicks + sum(1 for cell in numbers if cell not in flooded)
 
 
-def _flood(geo: Geometry, numbers: dict[Cell, int], start: Cell) -> set[Cell]:
+def _flood(geo: Geometry, numbers: dict[Cell, int], start: Cell, flags: Collection[Cell] = ()) -> set[Cell]:
     """Cells a click on safe ``start`` opens: it, and if it is a 0, its neighbours, on
-    through every 0 reached (mines are never in ``numbers``)."""
+    through every 0 reached (mines are never in ``numbers``). A flagged cell is neither opened
+    nor passed through, as in every Minesweeper: a ring of flags stops the flood."""
     opened = {start}
     todo = [start] if numbers[start] == 0 else []
     while todo:
         for n in geo.neighbours(todo.pop()):
-            if n not in opened:
+            if n not in opened and n not in flags:
                 opened.add(n)
                 if numbers[n] == 0:
                     todo.append(n)
@@ -303,8 +304,8 @@ class Classic:
         opened: list[Cell] = []
         for cell in cells:
             if cell not in self.opened:
-                for c in sorted(_flood(self.geo, self.numbers, cell)):
-                    if c not in self.opened and c not in self.flags:
+                for c in sorted(_flood(self.geo, self.numbers, cell, self.flags)):
+                    if c not in self.opened:
                         self.opened.add(c)
                         opened.append(c)
         self.last_opened = tuple(opened)

@@ -114,6 +114,43 @@ def test_a_zero_floods_its_connected_zeros_and_their_bordering_numbers() -> None
     assert all(numbers[(r, c)] == n for r, c, n in events[0].cells)
 
 
+def test_a_ring_of_flags_stops_the_flood() -> None:
+    """A flagged cell is neither opened nor passed through: flags around a 0 keep the board
+    beyond them hidden, as in every Minesweeper (here 16 zeros lie beyond the ring)."""
+    game = game_with(9, 9, {(8, 8)}, (4, 4))
+    ring = [n for n in game.geo.neighbours((4, 4))]
+    for cell in ring:
+        game.apply(0, Flag(cell))
+    events = game.apply(0, Reveal((4, 4)))
+    assert game.opened == {(4, 4)} and [(r, c) for r, c, _ in events[0].cells] == [(4, 4)]
+    assert all(game.view(0).char(cell) == "F" for cell in ring)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_the_flood_never_passes_a_flag(data) -> None:
+    width, height = data.draw(st.integers(5, 9)), data.draw(st.integers(5, 9))
+    cells = [(r, c) for r in range(height) for c in range(width)]
+    mines = set(data.draw(st.lists(st.sampled_from(cells), min_size=1, max_size=6, unique=True)))
+    safe = [c for c in cells if c not in mines]
+    flags = set(data.draw(st.lists(st.sampled_from(cells), max_size=12, unique=True)))
+    start = data.draw(st.sampled_from(safe))
+    flags.discard(start)
+    game = game_with(width, height, mines, start)
+    for cell in sorted(flags):
+        game.apply(0, Flag(cell))
+    game.apply(0, Reveal(start))
+    numbers = numbers_of(game.geo, game.mines)
+    expected, todo = {start}, [start] if numbers[start] == 0 else []
+    while todo:  # the dumb twin: breadth-first, never into a flag
+        for n in game.geo.neighbours(todo.pop()):
+            if n not in expected and n not in flags:
+                expected.add(n)
+                if numbers[n] == 0:
+                    todo.append(n)
+    assert game.opened == expected and not (game.opened & flags)
+
+
 def test_a_number_shows_alone_and_a_mine_loses_at_once() -> None:
     game = game_with(5, 5, LAYOUT, (0, 0))
     game.apply(0, Reveal((0, 0)))
