@@ -151,11 +151,19 @@ async def room_page(request: Request) -> Response:
     )
 
 
+async def _no_steps(request: Request) -> Response:
+    """A classic game's replay or odds step: it has neither (its page shows the final board)."""
+    return await error_page_for(request, 404, _("No replay"),
+                                _("Only duels have a replay and odds; a classic game's page shows its final board."))
+
+
 async def replay_step(request: Request) -> Response:
     """A replay position of a finished game: OOB fragments for htmx, else the full page."""
     web, room, failed = await load_room(request)
     if failed is not None or room is None:
         return failed  # type: ignore[return-value]
+    if room.kind != "duel":
+        return await _no_steps(request)
     at = _at(request) or 0
     if room.status is not Status.OVER:
         return await error_page_for(request, 409, _("Not yet"), _("The replay opens when the game is over."))
@@ -174,8 +182,10 @@ async def odds_step(request: Request) -> Response:
     web, room, failed = await load_room(request)
     if failed is not None or room is None:
         return failed  # type: ignore[return-value]
+    if room.kind != "duel":
+        return await _no_steps(request)
     at = _at(request) or 0
-    if room.status is not Status.OVER or room.kind != "duel":
+    if room.status is not Status.OVER:
         return await error_page_for(request, 409, _("Not yet"), _("The odds are published when the game is over."))
     odds = _odds(request)
     if request.headers.get("hx-request") != "true":

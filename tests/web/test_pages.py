@@ -253,3 +253,18 @@ def test_an_address_no_route_serves_is_the_site_s_page_in_the_reader_s_language(
         answer = client.request(method, path)
         assert answer.status_code == status and answer.json()["error"]["code"] == code
     assert "POST" in client.get("/api/v1/games").headers["allow"]
+
+
+def test_a_classic_game_has_no_replay_or_odds_steps(client: TestClient) -> None:
+    """Its page shows the final board; the duel's step addresses answer 404 (they answered 500)."""
+    made = client.post("/api/v1/guests", json={"name": unique("Sol")}).json()
+    auth = {"authorization": f"Bearer {made['token']}"}
+    game = client.post("/api/v1/solo", json={"preset": "beginner"}, headers=auth).json()["id"]
+    for ended in (False, True):
+        if ended:
+            assert client.post(f"/api/v1/games/{game}/resign", headers=auth).status_code == 200
+        for path in (f"/g/{game}/replay?at=0", f"/g/{game}/replay?at=3&odds=1", f"/g/{game}/odds?at=1"):
+            for headers in ({"hx-request": "true"}, {}):
+                page = client.get(path, headers=headers)
+                assert page.status_code == 404 and "Only duels have a replay" in page.text, (path, page.text[:300])
+    assert client.get(f"/g/{game}").status_code == 200
