@@ -92,7 +92,7 @@ class Parts:
         rooms = RoomService(store, cache, metrics, retries=settings.commit_retries,
                             retention=Retention(settings.finished_ttl_s, settings.idle_ttl_s),
                             analyses=Analyses(store, metrics, at_end=settings.analyse_at_end),
-                            results=Results(store, metrics, ratings), games=games, feed=feed)
+                            results=Results(store, metrics, ratings, Players(store.redis)), games=games, feed=feed)
         hub = Hub(rooms, cache, feed, pubsub or open_pubsub(url, lean=settings.lean_redis), metrics)
         pools = PairingStore(store.redis, window=Window.of(*settings.pairing_window),
                              live_ms=round(settings.pairing_live_s * 1000))

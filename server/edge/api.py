@@ -13,7 +13,7 @@ from starlette.routing import Route
 from engine import PRESETS
 
 from ..store.players import NameTaken
-from ..store.results import MODES
+from ..store.results import MODES, ranks
 from . import api_games, api_pairing, api_play
 from .auth import BadName, validate_name
 from .json_edge import ApiError, handles, player_of, read_body
@@ -63,9 +63,9 @@ async def leaderboard(request: Request) -> JSONResponse:
         raise ApiError(400, "bad_field", f"preset in {sorted(PRESETS)}, mode in {list(MODES)}, period all|today")
     rows = await request.app.state.rooms.results.leaderboard(preset, mode, period)
     return JSONResponse({"preset": preset, "mode": mode, "period": period, "results": [
-        {"rank": i + 1, "game": r.room, "player": {"id": r.player_id, "name": r.name}, "time_ms": r.time_ms,
+        {"rank": rank, "game": r.room, "player": {"id": r.player_id, "name": r.name}, "time_ms": r.time_ms,
          "three_bv": r.three_bv, "bv_per_s": round(r.bv_per_s, 3), "efficiency": round(r.efficiency, 3),
-         "ended_ms": r.ended_ms} for i, r in enumerate(rows)]})
+         "ended_ms": r.ended_ms} for rank, r in zip(ranks(rows), rows, strict=True)]})
 
 
 async def healthz(request: Request) -> JSONResponse:

@@ -8,9 +8,10 @@ when the committing process dies before it is done, another process's sweeper ha
   players' ratings in its category by :meth:`server.store.players.Ratings.apply_result`,
   exactly once per game whoever calls it how often (the script's game mark);
 - a won classic game on a preset board is put on the all-time and the day's leaderboard of its
-  preset and mode (``classic`` or ``no-guess``), ranked by time, and becomes the player's best
-  if it is one: one script, idempotent (a result is unique per game), all keys in the ``{solo}``
-  slot. Custom boards are not ranked.
+  preset and mode (``classic`` or ``no-guess``), ranked by time (equal times: the earlier win
+  first, the same rank), and becomes the player's best if it is one: one script, idempotent (a
+  result is unique per game), all keys in the ``{solo}`` slot. Custom boards are not ranked, nor
+  is a game its first click won (nothing was played: the flood opened the whole board, 0 ms).
 
 A failure is logged and counted (``mineduel_settle_failures``), never raised: the game is
 committed either way, and :meth:`Results.finished` says whether to try again.
@@ -21,7 +22,8 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from engine.classic import PRESETS
@@ -33,7 +35,7 @@ from ..core.room import Room
 from ..logs import event
 from ..metrics import Metrics
 from ..outage import redis_down
-from .players import Ratings
+from .players import Players, Ratings
 from .store import Store
 
 log = logging.getLogger("mineduel.results")
@@ -65,7 +67,13 @@ class SoloResult:
         return self.three_bv / max(self.clicks, 1)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+        """The leaderboard's member: ``ended_ms`` first, so that equal times (equal scores) are
+        ordered by the member's text as the earlier win first (13 digits until the year 2286);
+        the rest sorted. Results written before had ``clicks`` first: they sort before these,
+        and they are the older ones."""
+        fields = asdict(self)
+        ordered = {"ended_ms": fields.pop("ended_ms"), **dict(sorted(fields.items()))}
+        return json.dumps(ordered, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> "SoloResult":
@@ -87,6 +95,8 @@ def solo_result(room: Room) -> SoloResult | None:
     if settings["preset"] not in PRESETS or room.started_ms is None or room.ended_ms is None:
         return None
     view = game.view(0)
+    if sum(view.clicks) <= 1:  # won by its first click: nothing was played
+        return None
     return SoloResult(room.id, room.players[0].id, room.players[0].name, settings["preset"],
                       "no-guess" if settings["no_guess"] else "classic", room.ended_ms - room.started_ms,
                       view.three_bv, sum(view.clicks), room.ended_ms)
@@ -109,12 +119,24 @@ def rated_result(room: Room) -> tuple[str, tuple[str, str], float] | None:
     return category, (first.id, second.id), score
 
 
+def ranks(results: Sequence[SoloResult]) -> list[int]:
+    """Each result's rank on a leaderboard ordered by time: equal times share the rank of the
+    first of them, and the next time's rank counts them all (1, 2, 2, 4)."""
+    out: list[int] = []
+    for i, result in enumerate(results):
+        out.append(out[-1] if i and result.time_ms == results[i - 1].time_ms else i + 1)
+    return out
+
+
 class Results:
-    def __init__(self, store: Store, metrics: Metrics, ratings: Ratings | None = None) -> None:
+    def __init__(self, store: Store, metrics: Metrics, ratings: Ratings | None = None,
+                 players: Players | None = None) -> None:
         self.store = store
         self.metrics = metrics
         self.ratings = ratings
         """Where rated games are applied (``None``: this service rates nothing)."""
+        self.players = players
+        """Where the leaderboards read the names registered now (``None``: the names played under)."""
 
     async def finished(self, room: Room) -> bool:
         """``room``'s game is over: record what it leaves behind. True when all of it is
@@ -154,10 +176,19 @@ class Results:
         return True
 
     async def leaderboard(self, preset: str, mode: str, period: str, count: int = 50) -> list[SoloResult]:
-        """``period``: ``all``, ``today`` or ``d<yyyymmdd>``."""
+        """``period``: ``all``, ``today`` or ``d<yyyymmdd>``. Each result under its player's
+        name registered now: the name played under may have been given up and taken by
+        somebody else since, who must not inherit the time (:func:`ranks` gives the ranks)."""
         if period == "today":
             period = day_of(time.time_ns() // 1_000_000)
-        return [SoloResult.from_json(text) for text in await self.store.solo_board(preset, mode, period, count)]
+        rows = [SoloResult.from_json(text) for text in await self.store.solo_board(preset, mode, period, count)]
+        return await self._named(rows)
+
+    async def _named(self, rows: list[SoloResult]) -> list[SoloResult]:
+        if self.players is None or not rows:
+            return rows
+        names = await self.players.names_of(sorted({r.player_id for r in rows}))
+        return [replace(r, name=names.get(r.player_id, r.name)) for r in rows]
 
     async def bests(self, player_id: str) -> dict[tuple[str, str], SoloResult]:
         found = await self.store.solo_bests(player_id)
