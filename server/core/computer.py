@@ -55,11 +55,21 @@ def to_answer(room: Room) -> int | None:
     return level_of(room.players[room.game.to_move])
 
 
+def seat_away_since(room: Room, seat: int, since: int | None) -> int | None:
+    """Since when the person in ``seat`` has been away, as the rules count it, given since when
+    the seat has had no connection (presence's ``since``): a computer is never away (it plays
+    from the server), an open seat has nobody to be away, and nobody left before both seats were
+    taken. Why the last: the seat's time without a connection starts while it is still empty,
+    and a joiner whose page had not yet opened its socket could be claimed against at once."""
+    player = room.players[seat]
+    if since is None or player is None or level_of(player) is not None:
+        return None
+    return since if room.seated_ms is None else max(since, room.seated_ms)
+
+
 def people_away(room: Room, away_since: tuple[int | None, ...]) -> tuple[int | None, ...]:
-    """Since when each seat of ``room`` has had nobody connected, counting only people: a
-    computer is never away (it plays from the server), an open seat has nobody to be away."""
-    return tuple(since if player is not None and level_of(player) is None else None
-                 for player, since in zip(room.players, away_since, strict=False))
+    """:func:`seat_away_since` for each seat of ``room``."""
+    return tuple(seat_away_since(room, seat, since) for seat, since in zip(range(len(room.players)), away_since))
 
 
 def pause_ms(room: Room) -> int:

@@ -35,7 +35,7 @@ from engine import Abort, ClaimAbandoned, Game, IllegalMove, Move, Timeout, move
 from engine.clock import Clock
 from engine.events import Event
 
-from .computer import has_computer, level_of, reply
+from .computer import has_computer, level_of, reply, seat_away_since
 from .due import answer_due, clock_due, first_move_due
 from .outages import Outage, resumed
 from .room import Player, Room, Status, open_seat
@@ -103,7 +103,8 @@ class Tick:
 class Claim:
     """The actor claims the game (a win, or a draw when ``draw``) because the opponent left:
     the shell passes when the opponent's last connection closed (``gone_since_ms``, ``None``
-    while connected), which must be :data:`LEAVE_GRACE_MS` ago."""
+    while connected), which must be :data:`LEAVE_GRACE_MS` ago, counted from no earlier than both
+    seats were taken (:func:`~server.core.computer.seat_away_since`)."""
 
     draw: bool
     gone_since_ms: int | None
@@ -299,10 +300,11 @@ def _claim(room: Room, actor: Player | None, draw: bool, gone_since_ms: int | No
     if room.clock is not None and room.clock.per_move:
         return Refusal(Refused.OPPONENT_PRESENT, "in correspondence the clock decides: wait for the opponent's time",
                        room)
-    if level_of(room.players[1 - seat]) is not None or gone_since_ms is None:
+    gone = seat_away_since(room, 1 - seat, gone_since_ms)
+    if gone is None:
         return Refusal(Refused.OPPONENT_PRESENT, "your opponent is here", room)
-    if now_ms - gone_since_ms < LEAVE_GRACE_MS:
-        left_s = -(-(LEAVE_GRACE_MS - (now_ms - gone_since_ms)) // 1000)
+    if now_ms - gone < LEAVE_GRACE_MS:
+        left_s = -(-(LEAVE_GRACE_MS - (now_ms - gone)) // 1000)
         return Refusal(Refused.OPPONENT_PRESENT, f"your opponent left; you can claim in {left_s} s", room)
     return _apply(room, seat, ClaimAbandoned(draw), now_ms)
 

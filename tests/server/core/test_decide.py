@@ -264,6 +264,21 @@ def test_a_game_is_claimed_only_after_the_opponent_was_gone_for_the_grace_period
     refused(corr, ANNA, Claim(False, gone), None, gone + DAY_MS, Refused.OPPONENT_PRESENT)  # the clock decides
 
 
+def test_nobody_left_before_both_seats_were_taken() -> None:
+    """The seat's time without a connection starts while it is still empty: a joiner whose page
+    has not yet opened its socket has not left, and is claimed against only once the grace
+    period has passed since the join, however long the seat stood empty (or the creator away)."""
+    joined_at = T0 + 300_000
+    room = committed(decide(waiting(Clock.new(600_000, 5_000)), BEN, Join(), None, joined_at))
+    assert room.status is Status.PLAYING and room.seated_ms == joined_at
+    for claimer, empty_since in ((ANNA, T0), (BEN, T0 - 1)):  # the joiner's seat; the creator gone long ago
+        early = refused(room, claimer, Claim(False, empty_since), None, joined_at + 1, Refused.OPPONENT_PRESENT)
+        assert "60 s" in early.message
+        refused(room, claimer, Claim(True, empty_since), None, joined_at + LEAVE_GRACE_MS - 1, Refused.OPPONENT_PRESENT)
+    claimed = committed(decide(room, ANNA, Claim(False, T0), None, joined_at + LEAVE_GRACE_MS))
+    assert claimed.game.outcome.termination == "abandoned" and claimed.game.outcome.winner == 0
+
+
 def test_a_classic_game_cannot_be_claimed_it_has_no_opponent() -> None:
     room = open_room("s1", Classic.new(9, 9, 10, random.Random(3)), (ANNA,), None, T0).room
     for draw in (False, True):
