@@ -29,11 +29,38 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .classic_view import FATAL, FLAG, HIDDEN, MINE, WRONG_FLAG, ClassicDiff, ClassicView, diff
+from .classic_view import (
+    FATAL,
+    FLAG,
+    HIDDEN,
+    MINE,
+    WRONG_FLAG,
+    ClassicDiff,
+    ClassicView,
+    diff,
+)
 from .errors import IllegalCode, IllegalMove
-from .events import CLEARED, EXPLODED, RESIGNATION, CellsRevealed, ClassicEnded, Event, FlagToggled, Outcome
+from .events import (
+    CLEARED,
+    EXPLODED,
+    RESIGNATION,
+    CellsRevealed,
+    ClassicEnded,
+    Event,
+    FlagToggled,
+    Outcome,
+)
 from .geometry import Cell, Geometry, geometry
-from .moves import Chord, Flag, Move, Resign, Reveal, move_from_data, move_to_data
+from .moves import (
+    Chord,
+    Flag,
+    Move,
+    Resign,
+    Reveal,
+    move_from_data,
+    move_name,
+    move_to_data,
+)
 from .parts import SnapshotParts
 from .view import SPECTATOR
 
@@ -264,7 +291,8 @@ class Classic:
 
     def _check(self, seat: int, move: Move) -> None:
         if not isinstance(move, (Reveal, Flag, Chord, Resign)):
-            raise IllegalMove(IllegalCode.NOT_A_MOVE, f"not a classic move: {move!r}")
+            raise IllegalMove(IllegalCode.NOT_A_MOVE, f"a classic game has no {move_name(move)!r} move "
+                                                      "(its moves: reveal, flag, chord, resign)")
         if self.outcome is not None:
             raise IllegalMove(IllegalCode.GAME_OVER, "the game is over")
         if seat != 0:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from . import deduce
 from .commitment import SALT_BYTES, commitment
+from .encoding import CHAR_CLAIMS, CLAIM_CHARS, HIDDEN, UNCLAIMED_MINE
 from .errors import IllegalCode, IllegalMove
 from .events import (
     ABANDONED,
@@ -35,12 +36,21 @@ from .events import (
     TurnChanged,
     WrongMarkPlaced,
 )
-from .encoding import CHAR_CLAIMS, CLAIM_CHARS, HIDDEN, UNCLAIMED_MINE
 from .geometry import Cell, Geometry, geometry
 from .memo import PrefixMemo
+from .moves import (
+    Abort,
+    ClaimAbandoned,
+    Explore,
+    Mark,
+    Move,
+    Resign,
+    Timeout,
+    move_from_data,
+    move_name,
+    move_to_data,
+)
 from .parts import SnapshotParts
-from .view import SPECTATOR, VIEWERS, MoveLine, diff, diff_data_of_move, diff_of_move, public_rows, view_of  # view.py knows Duel only as a type
-from .moves import Abort, ClaimAbandoned, Explore, Mark, Move, Resign, Timeout, move_from_data, move_to_data
 from .rules import (
     DEFAULT_RULESET,
     DUEL_HEIGHT,
@@ -51,6 +61,16 @@ from .rules import (
     Claim,
     Ruleset,
     Verdict,
+)
+from .view import (  # view.py knows Duel only as a type
+    SPECTATOR,
+    VIEWERS,
+    MoveLine,
+    diff,
+    diff_data_of_move,
+    diff_of_move,
+    public_rows,
+    view_of,
 )
 
 if TYPE_CHECKING:
@@ -319,7 +339,8 @@ class Duel:
 
     def _check(self, seat: int, move: Move) -> None:
         if not isinstance(move, (Explore, Mark, Resign, Timeout, Abort, ClaimAbandoned)):
-            raise IllegalMove(IllegalCode.NOT_A_MOVE, f"not a move: {move!r}")
+            raise IllegalMove(IllegalCode.NOT_A_MOVE, f"a duel has no {move_name(move)!r} move "
+                                                      "(its moves: explore, mark, resign, abort, claim)")
         if self.phase is Phase.OVER:
             raise IllegalMove(IllegalCode.GAME_OVER, "the game is over")
         if seat not in SEATS:

@@ -82,6 +82,15 @@ CELL_MOVES: dict[str, type[CellMove]] = {
 _ACTIONS: dict[type, str] = {kind: action for action, kind in CELL_MOVES.items()}
 
 
+def move_name(move: object) -> str:
+    """What a refusal calls ``move``: its action's name (``"explore"``, ``"abort"``), not a
+    Python repr."""
+    try:
+        return str(move_to_data(move)[0])  # type: ignore[arg-type]
+    except TypeError:
+        return type(move).__name__
+
+
 def move_to_data(move: Move) -> list[Any]:
     """``["explore", r, c]`` (any cell move by its action name), ``["resign"]``, ``["timeout"]``,
     ``["abort"]``, or ``["claim", "win"|"draw"]``."""

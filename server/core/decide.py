@@ -266,7 +266,8 @@ def _join(room: Room, actor: Player | None, now_ms: int) -> Decision:
         return Unchanged(room)
     seat = open_seat(room.players)
     if room.status is not Status.WAITING or seat is None:
-        return Refusal(Refused.ROOM_FULL, "both seats are taken", room)
+        return Refusal(Refused.ROOM_FULL, "both seats are taken" if len(room.players) == 2
+                       else "a classic game has one player", room)
     players = list(room.players)
     players[seat] = actor
     new = room.evolve(version=room.version + 1, players=tuple(players))

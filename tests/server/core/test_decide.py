@@ -117,8 +117,10 @@ def test_joining_twice_changes_nothing_and_a_full_room_refuses() -> None:
     assert decide(room, ANNA, Join(), None, T0) == Unchanged(room)
     full = committed(decide(room, BEN, Join(), None, T0))
     assert decide(full, BEN, Join(), None, T0) == Unchanged(full)
-    refused(full, CY, Join(), None, T0, Refused.ROOM_FULL)
+    assert "both seats" in refused(full, CY, Join(), None, T0, Refused.ROOM_FULL).message
     refused(room, None, Join(), None, T0, Refused.NOT_SEATED)
+    solo = open_room("s1", Classic.new(9, 9, 10, random.Random(3)), (ANNA,), None, T0).room
+    assert refused(solo, BEN, Join(), None, T0, Refused.ROOM_FULL).message == "a classic game has one player"
 
 
 # ---------------------------------------------------------------------- playing
