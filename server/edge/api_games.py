@@ -84,6 +84,10 @@ def _opponent(value: Any) -> Player | None:
         raise ApiError(400, "bad_field", str(exc)) from None
 
 
+BOARD_FIELDS = frozenset({"width", "height", "mines"})
+"""A custom board's fields in ``POST /api/v1/solo`` (each defaults to Beginner's)."""
+
+
 @handles
 async def create_solo(request: Request) -> JSONResponse:
     """A classic single-player game: ``{"width", "height", "mines", "no_guess"}`` or
@@ -95,6 +99,8 @@ async def create_solo(request: Request) -> JSONResponse:
     if preset is not None:
         if type(preset) is not str or preset not in PRESETS:
             raise ApiError(400, "bad_field", f"\"preset\" must be one of {sorted(PRESETS)}")
+        if not BOARD_FIELDS.isdisjoint(body):  # which would win is a guess: refused, not guessed
+            raise ApiError(400, "bad_field", "name a preset or a board's width, height and mines, not both")
         width, height, mines = PRESETS[preset]
     else:
         width, height, mines = body.get("width", 9), body.get("height", 9), body.get("mines", 10)

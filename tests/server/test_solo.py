@@ -90,7 +90,8 @@ async def test_bad_solo_requests(api):
     anna = await api.guest(unique("Anna"))
     for body in ({"width": 4}, {"width": 61}, {"height": 41}, {"mines": 0}, {"width": 9, "height": 9, "mines": 73},
                  {"width": 9.0}, {"no_guess": "yes"}, {"preset": "huge"}, {"mines": True}, {"preset": []},
-                 {"preset": {}}, {"preset": ["beginner"]}):
+                 {"preset": {}}, {"preset": ["beginner"]},
+                 {"preset": "beginner", "width": 30}, {"preset": "expert", "mines": 10}):  # a preset or a size, not both
         with pytest.raises(ApiError) as e:
             await api.request("POST", "/api/v1/solo", anna.token, body)
         assert e.value.status == 400 and e.value.code == "bad_field", body
