@@ -258,9 +258,22 @@ class Classic:
         return bool(self.log)
 
     def costly(self, move: Move) -> bool:
-        """Applying ``move`` may take long (it draws a no-guess layout): the shell runs it off
-        its event loop."""
+        """Applying ``move`` may take long (it draws a no-guess layout): the shell has
+        :meth:`prepared` run off its event loop."""
         return self.mines is None and self.setup.no_guess and isinstance(move, Reveal)
+
+    def prepared(self, move: Move) -> "Classic":
+        """A copy with the layout drawn for ``move``, the first click, if it is one (what
+        :meth:`apply` would draw: the seed decides); else ``self``."""
+        if self.mines is not None or not isinstance(move, Reveal):
+            return self
+        try:
+            self._check(0, move)
+        except IllegalMove:
+            return self
+        game = self.copy()
+        game._place(move.cell)
+        return game
 
     # ------------------------------------------------------------------ the move
 

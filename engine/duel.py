@@ -598,6 +598,10 @@ class Duel:
         """Nothing a duel does takes long (the Game protocol asks)."""
         return False
 
+    def prepared(self, move: Move) -> "Duel":
+        """Nothing to do ahead (the Game protocol asks)."""
+        return self
+
     def view_class(self, viewer: int) -> int:
         """Whose view ``viewer`` sees, but for its ``viewer`` field: a seat's only private
         knowledge is its own wrong marks, so a seat without any sees what the spectators see.

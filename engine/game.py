@@ -100,7 +100,15 @@ class Game(Protocol):
 
     def costly(self, move: Move) -> bool:
         """Applying ``move`` may take long (the classic game drawing a no-guess layout): the
-        shell then runs it off its event loop."""
+        shell then has :meth:`prepared` run off its event loop."""
+        ...
+
+    def prepared(self, move: Move) -> "Game":
+        """A game to which ``move`` applies at once: the costly part of applying it done ahead
+        (the classic game's layout drawn for its first click), nothing else changed; ``self``
+        when there is nothing to do or the move is refused anyway (applying it says why).
+        Why apart from :meth:`apply`: a move is applied at the moment it is decided, and the
+        time a no-guess layout takes to draw is not the player's (their timer starts then)."""
         ...
 
     def position(self, at: int) -> GameView:

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from engine import Game
+from engine import Game, Move
 from engine.clock import Clock
 
 from ..core.computer import slow_to_answer
@@ -87,6 +87,11 @@ def refused(code: Refused, message: str, room: Room | None = None) -> RoomRefuse
 
 def wall_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+def prepared(game: Game, move: Move) -> Game:
+    """``game.prepared(move)``, as a function the offload's worker process can be sent."""
+    return game.prepared(move)
 
 
 class RoomService:
@@ -186,10 +191,11 @@ class RoomService:
                 room = await self.load(room_id)  # the cache may be behind the version the client saw
             else:
                 self._counts["cache_hits"] += 1
-            now = self.now_ms()
+            if isinstance(command, Play) and room.game.costly(command.move):  # e.g. a no-guess layout
+                room = room.evolve(game=await self.offload.run(prepared, room.game, command.move))
+            now = self.now_ms()  # after the preparing: its time is nobody's
             outages = self.outages.outages(now)
-            if (isinstance(command, Play) and room.game.costly(command.move)) or (
-                    isinstance(command, Tick) and slow_to_answer(room)):
+            if isinstance(command, Tick) and slow_to_answer(room):
                 decision = await self.offload.run(decide, room, actor, command, seen_version, now, outages)
             else:
                 decision = decide(room, actor, command, seen_version, now, outages)

@@ -338,3 +338,19 @@ def test_a_seed_draws_the_same_layout_as_when_it_was_published(no_guess, size, d
     mines = generate(width, height, count, (height // 2, width // 2), random.Random(0x5EED), no_guess)
     assert LAYOUT_VERSION == "mineduel-classic-v1"
     assert hashlib.sha256(repr(sorted(mines)).encode()).hexdigest()[:16] == digest
+
+
+@pytest.mark.parametrize("no_guess", [False, True])
+def test_a_prepared_first_click_plays_as_the_click_would(no_guess: bool) -> None:
+    """``prepared`` draws the layout the first click would draw (the seed decides) and changes
+    nothing else; anything but a first reveal, or a refused one, leaves the game as it is."""
+    fresh = Classic.new(16, 16, 40, random.Random(9), no_guess)
+    ahead = fresh.prepared(Reveal((3, 4)))
+    assert ahead is not fresh and fresh.mines is None and ahead.opened == set() and ahead.log == []
+    assert ahead.costly(Reveal((3, 4))) is False
+    direct = fresh.copy()
+    assert ahead.apply(0, Reveal((3, 4))) == direct.apply(0, Reveal((3, 4)))
+    assert ahead.snapshot() == direct.snapshot()
+    for move in (Flag((0, 0)), Reveal((99, 99)), Resign()):
+        assert fresh.prepared(move) is fresh
+    assert direct.prepared(Reveal((0, 0))) is direct  # laid out already

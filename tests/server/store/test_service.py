@@ -9,7 +9,7 @@ from itertools import count
 import pytest
 import redis.asyncio as aioredis
 
-from engine import Explore, Resign
+from engine import Explore, Flag, Resign, Reveal
 from engine.clock import Clock
 from server.app import Parts
 from server.core.decide import DeclineRematch, Join, Play, Refused, Tick
@@ -19,8 +19,10 @@ from server.metrics import Metrics
 from server.store.cache import RoomCache
 from server.store.committer import Retention
 from server.store.keys import CLOCKS, clock_key, log_key, state_key
+from server.store.offload import Offload
 from server.store.service import RoomRefused, RoomService
 from server.store.slots import is_shard_slot, slot_of
+from server.store.store import Store
 
 ANNA, BEN, CY = Player("gA", "Anna"), Player("gB", "Ben"), Player("gC", "Cy")
 POLLS = 200
@@ -230,3 +232,40 @@ async def test_a_correspondence_game_times_out_once_with_nobody_connected(parts:
     assert {r.version for r in ended} == {final.version}
     record = await parts.rooms.record(room.id)
     assert [m for m in record["moves"] if m[1] == "timeout"] == [[0, "timeout"]]
+
+
+class SlowOffload(Offload):
+    """The real worker process, and the wall clock of the test moved on by ``took_ms`` while it
+    works: what drawing an Expert no-guess layout takes (up to seconds on a large board)."""
+
+    def __init__(self, clock: list[int], took_ms: int) -> None:
+        super().__init__()
+        self.clock, self.took_ms, self.runs = clock, took_ms, 0
+
+    async def run(self, fn, *args):  # noqa: ANN001, ANN201
+        done = await super().run(fn, *args)
+        self.clock[0] += self.took_ms
+        self.runs += 1
+        return done
+
+
+async def test_a_no_guess_layout_s_drawing_time_is_not_the_player_s(redis_url: str) -> None:
+    """The layout is drawn off the loop before the first click is decided: the timer starts
+    when the board is there, not when the click came; nothing else is run off the loop."""
+    store = Store(redis_url)
+    clock = [1_000_000]
+    offload = SlowOffload(clock, 1_800)
+    rooms = RoomService(store, RoomCache(), Metrics(), now_ms=lambda: clock[0], offload=offload)
+    try:
+        me = Player("g" + secrets.token_hex(5), "Sol")
+        room = await rooms.create(new_game.classic(16, 16, 40, no_guess=True, seed=4), (me,))
+        clicked_at = clock[0]
+        played = await rooms.play(room.id, me, Reveal((8, 8)), room.version)
+        assert offload.runs == 1 and played.started_ms == clicked_at + 1_800
+        again = await rooms.play(room.id, me, Flag(next(c for c in played.game.geo.cells if played.game.is_hidden(c))),
+                                 played.version)
+        assert offload.runs == 1 and again.started_ms == played.started_ms
+        assert played.game.mines == new_game.classic(16, 16, 40, no_guess=True, seed=4).prepared(Reveal((8, 8))).mines
+    finally:
+        offload.close()
+        await store.close()
