@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from .encoding import changed_cells
-from .events import Outcome
+from .events import CLEARED, Outcome
 from .geometry import Cell
 
 HIDDEN, FLAG, MINE, FATAL, WRONG_FLAG = ".", "F", "*", "X", "W"
@@ -47,7 +47,10 @@ class ClassicView:
 
     @property
     def mines_left(self) -> int:
-        """What the counter shows: mines minus flags (it may go below zero)."""
+        """What the counter shows: mines minus flags (it may go below zero); 0 once the board is
+        cleared, when every mine shows as a flag whether flagged or not (as every Minesweeper)."""
+        if self.outcome is not None and self.outcome.termination == CLEARED:
+            return 0
         return self.total_mines - self.flags
 
     def char(self, cell: Cell) -> str:

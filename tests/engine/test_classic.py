@@ -201,6 +201,7 @@ def test_the_game_is_won_when_every_safe_cell_is_open_without_flags() -> None:
             game.apply(0, Reveal(cell))
     assert game.outcome.termination == CLEARED and game.outcome.winner == 0
     assert all(game.view(0).char(m) == "F" for m in LAYOUT)  # on a win every mine shows flagged
+    assert game.view(0).flags == 0 and game.view(0).mines_left == 0  # and the counter says none is left
     unchanged(game, Reveal((4, 0)), IllegalCode.GAME_OVER)
 
 
