@@ -16,7 +16,8 @@ Per move (explore or mark, in move-list order, :class:`MoveOdds`):
 - the *risk* of the move is the chance it goes wrong: ``p_mine`` for an explore, ``1 - p_mine``
   for a mark; the least risk available is ``p_min`` for an explore, ``1 - p_max`` for a mark
   (the same action on the best cell). ``safest``: the move took the least risk available;
-  ``certain``: it took none;
+  ``certain``: it took none; ``fortune``: how a guess turned out (``lucky``, ``unlucky``), none
+  for a move whose outcome was sure either way (risk 0 or 1: no luck in it);
 - ``expected_points``: what the move was worth on average under the ruleset
   (:mod:`engine.rules`): an explore ``p·hit + Σ_y P(x safe and y a mine)`` over the hidden
   neighbours ``y`` of the cell ``x`` (a safe cell scores its neighbouring mines not yet
@@ -188,9 +189,16 @@ class MoveOdds:
         return f"risky: {percent(self.p_mine)} vs {percent(self.p_best)} available"
 
     @property
+    def foregone(self) -> bool:
+        """Its outcome was sure before it was played: certain to go well (risk 0) or certain to
+        go wrong (risk 1, e.g. a mark on a cell proven safe). No luck either way."""
+        return self.risk in (0, 1)
+
+    @property
     def fortune(self) -> str | None:
-        """How a guess turned out: ``lucky`` or ``unlucky``; ``None`` for a certain move."""
-        if self.certain:
+        """How a guess turned out: ``lucky`` or ``unlucky``; ``None`` when it was no guess
+        (:attr:`foregone`: luck cannot explain an outcome that was sure)."""
+        if self.foregone:
             return None
         return "lucky" if self.went_well else "unlucky"
 

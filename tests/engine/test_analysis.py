@@ -182,7 +182,7 @@ def test_full_games_add_up(seed, ruleset):
         assert (m.verdict == "certain") == m.certain
         assert m.excess_risk >= 0
         assert result.move_at(m.step + 1) is m
-        assert m.fortune is None if m.certain else m.fortune in ("lucky", "unlucky")
+        assert m.fortune is None if m.risk in (0, 1) else m.fortune in ("lucky", "unlucky")
     for seat, player in enumerate(result.players):
         mine = [m for m in result.moves if m.seat == seat]
         assert player.moves == len(mine)
@@ -249,3 +249,15 @@ def test_verdicts():
     assert (mark.verdict, mark.fortune, mark.risk, mark.excess_risk) == (
         "risky: 50 % vs 90 % available", "unlucky", Fraction(1, 2), Fraction(2, 5))
     assert odds(Action.MARK, Fraction(1), Fraction(0), Fraction(1), True).verdict == "certain"
+
+
+def test_a_move_sure_to_go_wrong_was_no_bad_luck():
+    """Only a guess has a fortune: a mark on a cell proven safe (0 % chance of being right) or
+    an explore of a proven mine went wrong for certain, which no luck explains."""
+    wrong_mark = odds(Action.MARK, Fraction(0), Fraction(0), Fraction(13, 100), False)
+    assert (wrong_mark.verdict, wrong_mark.risk, wrong_mark.fortune) == ("risky: 0 % vs 13 % available", 1, None)
+    assert wrong_mark.to_data()["fortune"] is None
+    hit = odds(Action.EXPLORE, Fraction(1), Fraction(0), Fraction(1), True)
+    assert (hit.verdict, hit.fortune) == ("risky: 100 % vs 0 % available", None)
+    unsure = odds(Action.MARK, Fraction(1, 100), Fraction(0), Fraction(13, 100), False)
+    assert unsure.fortune == "unlucky"  # a 1 % chance is still a guess
