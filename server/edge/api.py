@@ -13,7 +13,7 @@ from starlette.routing import Route
 from engine import PRESETS
 
 from ..store.players import NameTaken
-from ..store.results import MODES, ranks
+from ..store.results import DEFAULT_PRESET, MODES, ranks
 from . import api_games, api_pairing, api_play
 from .auth import BadName, validate_name
 from .json_edge import ApiError, handles, player_of, read_body
@@ -58,7 +58,7 @@ def _name_in(body: dict[str, Any]) -> str | None:
 async def leaderboard(request: Request) -> JSONResponse:
     """``?preset=&mode=classic|no-guess&period=all|today``: the fastest wins, best first."""
     q = request.query_params
-    preset, mode, period = q.get("preset", "beginner"), q.get("mode", "classic"), q.get("period", "all")
+    preset, mode, period = q.get("preset", DEFAULT_PRESET), q.get("mode", "classic"), q.get("period", "all")
     if preset not in PRESETS or mode not in MODES or period not in ("all", "today"):
         raise ApiError(400, "bad_field", f"preset in {sorted(PRESETS)}, mode in {list(MODES)}, period all|today")
     rows = await request.app.state.rooms.results.leaderboard(preset, mode, period)

@@ -41,6 +41,9 @@ from .store import Store
 log = logging.getLogger("mineduel.results")
 
 MODES = ("classic", "no-guess")
+DEFAULT_PRESET = "beginner"
+"""The leaderboard shown when none is named (the page and ``GET /api/v1/leaderboard``): the
+board most people play."""
 KEEP = 500
 DAY_TTL_S = 3 * 86_400
 

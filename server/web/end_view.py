@@ -10,6 +10,7 @@ from engine import View, cell_name, verify
 from ..core.decide import accepts_rematch
 from ..core.room import Room
 from .i18n import _
+from .view_model import display_name
 
 # ---------------------------------------------------------------------- the fairness check and the replay
 
@@ -75,7 +76,7 @@ class OfferLook:
 
 def rematch_offer_look(room: Room, viewer: int) -> OfferLook:
     """What the end screen says about a rematch offer, for ``viewer``."""
-    names = [p.name if p else "" for p in room.players]
+    names = [display_name(p.name) if p else "" for p in room.players]
     offer, declined = room.rematch_offer, room.rematch_declined
     instant = viewer in (0, 1) and accepts_rematch(room, viewer) and offer is None
     if offer is not None:

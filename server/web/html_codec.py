@@ -46,7 +46,7 @@ from .rating_labels import RatingLabels
 from .replay_html import odds_element, replay_parts
 from .solo_codec import SoloHtml
 from .status_view import clock_looks, player_looks, status_look, tab_title
-from .view_model import board_looks, cell_look, move_text, player_names
+from .view_model import board_looks, cell_look, move_text, player_names, seat_names
 
 OTHER_LAYERS_SAY = (
     N_("service interrupted: the game store is unreachable, so moves are not played; "
@@ -105,7 +105,7 @@ class HtmlCodec(ConnectionHtml):
                 "seated": viewer in (0, 1),
                 "offer": rematch_offer_look(room, viewer),
                 "replay": parts["look"],
-                "names": names,
+                "names": seat_names(names),
                 "odds": parts.get("odds"),
             }
             out["endgame"] = m.endgame(end)

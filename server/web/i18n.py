@@ -13,11 +13,15 @@ first time a language is used (``read_po`` + ``write_mo``): no build step to for
 
 Labels kept in module-level tables are marked with :func:`N_` (extracted, not translated) and
 translated where they are shown, never at import.
+
+Numbers with a fraction and dates are written here too, in the same render's language
+(:func:`number`, :func:`date_text`, Babel's rules): "2.20 s" in English is "2,20 s" in German.
 """
 
 from __future__ import annotations
 
 import contextlib
+import datetime
 import functools
 import gettext as _gettext
 import io
@@ -26,8 +30,10 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from babel.core import negotiate_locale
+from babel.dates import format_date
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
 from jinja2 import Environment
 
 from .weighted import weighted
@@ -39,6 +45,8 @@ LANGS: tuple[str, ...] = ("en", "de")
 """The site's languages; the first is the default and the catalogs' source language."""
 NAMES = {"en": "English", "de": "Deutsch"}
 """Each language in its own words (the switch in the site's header)."""
+MINUS = "\u2212"
+"""The real minus sign, in every negative number the site shows (never the ASCII hyphen)."""
 
 _current: ContextVar[_gettext.NullTranslations] = ContextVar(
     "mineduel_translations", default=_gettext.NullTranslations())
@@ -78,6 +86,32 @@ def current() -> str:
     return _lang.get()
 
 
+# ---------------------------------------------------------------------- numbers and dates
+
+
+def number(x: float, places: int = 0, *, trim: bool = False, whole: int = 1) -> str:
+    """``x`` rounded to ``places`` decimals as the render's language writes it: ``2.20`` in
+    English, ``2,20`` in German (Babel's symbols for the language). The one way the site writes
+    a number with a fraction (times, 3BV/s, odds, clocks, time controls), so no page mixes
+    decimal points and commas. ``trim``: trailing zeros of the fraction go (``1.5``, ``3``);
+    ``whole``: at least this many digits before it (``09.5`` in a clock). No grouping: every
+    such number is short. A negative one gets the real minus sign (:data:`MINUS`), unless it
+    rounds to zero."""
+    pattern = "0" * max(1, whole) + ("." + ("#" if trim else "0") * places if places else "")
+    text = format_decimal(abs(x), format=pattern, locale=current())
+    return MINUS + text if x < 0 and any(ch in "123456789" for ch in text) else text
+
+
+def date_text(ms: int | None) -> str:
+    """A UTC day (``ms`` since the epoch) in Babel's medium form of the render's language:
+    ``29.11.2026`` in German, ``Nov 29, 2026`` in English (the month spelled out: no reader
+    takes 11/12 for the wrong day). Empty for ``None``."""
+    if ms is None:
+        return ""
+    day = datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC).date()
+    return format_date(day, format="medium", locale=current())
+
+
 @contextlib.contextmanager
 def using(lang: str) -> Iterator[None]:
     """Render in ``lang`` inside the block (pages, frames, everything Python words)."""
@@ -93,12 +127,13 @@ def using(lang: str) -> Iterator[None]:
 def install(env: Environment) -> None:
     """Give ``env``'s templates ``_``, ``gettext``, ``ngettext``, ``pgettext``, ``{% trans %}``
     (newstyle: autoescaped, ``%(name)s`` placeholders filled from keyword arguments, so a
-    literal percent sign is written ``%%``) and ``lang()``."""
+    literal percent sign is written ``%%``), ``lang()`` and ``number()``."""
     env.add_extension("jinja2.ext.i18n")
     env.install_gettext_callables(  # type: ignore[attr-defined]
         gettext, ngettext, newstyle=True, pgettext=pgettext,
         npgettext=lambda c, s, p, n: _current.get().npgettext(c, s, p, n))
     env.globals["lang"] = current
+    env.globals["number"] = number
     env.globals["lang_names"] = NAMES
 
 

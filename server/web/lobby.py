@@ -42,7 +42,7 @@ from ..core.ratings import Rating, clock_category
 from ..core.room import Room, Status
 from ..store.presence import attendance_of
 from . import i18n
-from .view_model import player_names
+from .view_model import player_names, score_pair_text
 
 log = logging.getLogger("mineduel.lobby")
 
@@ -151,7 +151,7 @@ def _live_row(room: Room, ratings: dict[tuple[str, str], Rating], spectators: in
     ids = [p.id if p is not None and level_of(p) is None else None for p in room.players]
     return LiveRow(room.id, (names[0] or "", names[1] or ""),
                    (_rating_text(ratings, room, ids[0]), _rating_text(ratings, room, ids[1])),
-                   f"{a}\u00a0:\u00a0{b}", room.clock, room.rated, spectators)
+                   score_pair_text(a, b), room.clock, room.rated, spectators)
 
 
 def _challenge_row(room: Room, ratings: dict[tuple[str, str], Rating]) -> ChallengeRow:

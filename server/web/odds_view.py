@@ -16,16 +16,17 @@ from engine import cell_name
 from engine.analysis import LESS_THAN_1, MORE_THAN_99, NOT_HIDDEN, percent, percent_text
 
 from ..store.analyses import StoredAnalysis
-from .i18n import _
-from .view_model import MINUS, CellLook, action_word, seat_name
+from .i18n import MINUS, _, number
+from .view_model import CellLook, action_word, seat_name
 
 
 def signed(x: float) -> str:
-    """Points to one decimal with a sign: ``+0.8``, ``−1.3`` (a real minus sign), ``±0.0``."""
-    text = f"{abs(x):.1f}"
-    if text == "0.0":
-        return "\u00b10.0"
-    return ("+" if x > 0 else MINUS) + text
+    """Points to one decimal with a sign, in the reader's language (:func:`~server.web.i18n.number`):
+    ``+0.8``, ``−1.3`` (a real minus sign), ``±0.0``; German ``+0,8``."""
+    text = number(x, 1)
+    if text == number(0, 1):
+        return "\u00b1" + text
+    return text if text.startswith(MINUS) else "+" + text
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +60,7 @@ class PlayerOddsLook:
     safest: str
     """Share of moves that took the least risk available, ``82 %`` (``–`` without moves)."""
     excess: str
-    """Mean risk taken above the least available, in percentage points, ``4.1 %``."""
+    """Mean risk taken above the least available, in percentage points, ``4.1 %`` (``4,1 %``)."""
     luck: str
     """Points scored minus the points the moves were worth on average, ``+1.5``."""
 
@@ -132,7 +133,7 @@ def player_looks(analysis: StoredAnalysis, names: Sequence[str | None]) -> tuple
             name=seat_name(names, data["seat"]),
             moves=data["moves"],
             safest="\u2013" if share is None else f"{round(share * 100)} %",
-            excess="\u2013" if excess is None else f"{excess * 100:.1f} %",
+            excess="\u2013" if excess is None else f"{number(excess * 100, 1)} %",
             luck=signed(data["luck"]),
         ))
     return tuple(out)

@@ -7,7 +7,6 @@ The pages (:mod:`server.web.player_pages`) read the data; the templates (``playe
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,9 +16,9 @@ from engine.clock import Clock
 from ..core.ratings import CATEGORIES, Rating
 from ..core.summary import ABORTED_RESULT, DRAWN, LOST, WON
 from ..store.players import RatingPoint
-from .i18n import N_, _
+from .i18n import N_, _, date_text
 from .status_view import time_control_text
-from .view_model import score_text
+from .view_model import display_name, points_text, score_pair_text
 
 RESULT_TEXT = {WON: N_("Won"), LOST: N_("Lost"), DRAWN: N_("Drawn"), ABORTED_RESULT: N_("Aborted")}
 TERMINATION_TEXT = {"all_mines": N_("all mines found"), "resignation": N_("resignation"), "timeout": N_("on time"),
@@ -32,11 +31,6 @@ CATEGORY_TEXT = {"bullet": N_("Bullet"), "blitz": N_("Blitz"), "rapid": N_("Rapi
 def category_text(category: str) -> str:
     """A rating category's name in the reader's language."""
     return _(CATEGORY_TEXT[category]) if category in CATEGORY_TEXT else category.title()
-
-
-def date_text(ms: int | None) -> str:
-    """A UTC date, ``2026-01-05`` (empty for ``None``)."""
-    return "" if ms is None else time.strftime("%Y-%m-%d", time.gmtime(ms / 1000))
 
 
 def duration_text(ms: int) -> str:
@@ -73,7 +67,7 @@ class GameRow:
     """``won``/``lost``/``drawn``/``aborted`` (the CSS class too), ``None`` before the end."""
     result_text: str
     score: str
-    """The player's score first: ``12–7`` (finished games)."""
+    """The player's score first: ``12 : −7`` (finished games; :func:`score_pair_text`)."""
     terms: str
     rated: bool
     when: str
@@ -91,7 +85,7 @@ def game_row(entry: dict[str, Any], now_ms: int) -> GameRow:
     scores = entry.get("scores")
     score = ""
     if scores is not None and seat in (0, 1):
-        score = f"{score_text(scores[seat])}\u2013{score_text(scores[1 - seat])}"
+        score = score_pair_text(scores[seat], scores[1 - seat])
     status = entry["status"]
     result = entry.get("result")
     if status == "over":
@@ -112,7 +106,7 @@ def game_row(entry: dict[str, Any], now_ms: int) -> GameRow:
             when = _("they have %(span)s") % {"span": duration_text(due - now_ms)} if due is not None else ""
     return GameRow(
         id=entry["id"],
-        opponent=opponent["name"] if opponent else _("(open seat)"),
+        opponent=display_name(opponent["name"]) if opponent else _("(open seat)"),
         opponent_href=f"/p/{opponent['id']}" if opponent and not opponent["id"].startswith("@") else None,
         status=status,
         your_turn=bool(entry.get("your_turn")),
@@ -158,10 +152,7 @@ def rating_looks(ratings: dict[str, Rating], histories: dict[str, Sequence[Ratin
         points = list(histories.get(category, ()))
         shown_points = []
         for i, point in enumerate(points):
-            change = ""
-            if i > 0:
-                delta = round(point.rating) - round(points[i - 1].rating)
-                change = f"+{delta}" if delta > 0 else (f"\u2212{-delta}" if delta < 0 else "\u00b10")
+            change = points_text(round(point.rating) - round(points[i - 1].rating)) if i > 0 else ""
             shown_points.append(PointLook(date_text(point.ended_ms), str(round(point.rating)), change, point.game_id))
         looks.append(RatingLook(category, category_text(category), rating.display,
                                 rating.provisional, rating.games, round(rating.deviation),
@@ -188,5 +179,6 @@ def leader_rows(board: Sequence[tuple[str, Rating]], names: dict[str, str]) -> l
     rows = []
     for player_id, rating in board:
         if player_id in names:
-            rows.append(LeaderRow(len(rows) + 1, player_id, names[player_id], rating.display, rating.games))
+            rows.append(LeaderRow(len(rows) + 1, player_id, display_name(names[player_id]), rating.display,
+                                  rating.games))
     return rows

@@ -10,6 +10,7 @@ from ..core.decide import LEAVE_GRACE_MS
 from ..core.room import Room, Status
 from ..store.messages import Attendance
 from .i18n import _
+from .view_model import display_name
 
 # ---------------------------------------------------------------------- who is here, aborting, claiming
 
@@ -18,7 +19,7 @@ def away_text(room: Room, attendance: Attendance) -> str:
     """Who of the players has left a game being played (the same for every viewer)."""
     if room.status is not Status.PLAYING:
         return ""
-    gone = [p.name for p, since in zip(room.players, people_away(room, attendance.away_since), strict=False)
+    gone = [display_name(p.name) for p, since in zip(room.players, people_away(room, attendance.away_since), strict=False)
             if p is not None and since is not None]
     if not gone:
         return ""
@@ -50,4 +51,4 @@ def claim_look(room: Room, viewer: int, attendance: Attendance, now_ms: int) -> 
     if opponent is None or since is None:
         return None
     wait_ms = LEAVE_GRACE_MS - (now_ms - since)
-    return ClaimLook(opponent.name, max(0, -(-wait_ms // 1000)))
+    return ClaimLook(display_name(opponent.name), max(0, -(-wait_ms // 1000)))

@@ -22,7 +22,7 @@ from .end_view import ReplayLook
 from .i18n import _
 from .odds_view import odds_look, overlay
 from .status_view import outcome_text
-from .view_model import board_looks, move_text, player_names
+from .view_model import board_looks, move_text, player_names, seat_names
 
 
 def replay_parts(m: Any, room: Room, at: int, analysis: StoredAnalysis | None = None, odds: bool = False,
@@ -55,7 +55,7 @@ def replay_parts(m: Any, room: Room, at: int, analysis: StoredAnalysis | None = 
         "moves": m.moves([move_text(x, names) for x in reversed(final.moves[:shown])],
                          shown if at < len(log) else None),
         "mines-left": m.mines_left(view.mines_left, view.total_mines),
-        "replay": m.replay(look, names),
+        "replay": m.replay(look, seat_names(names)),
         "look": look,
     }
 

@@ -30,7 +30,7 @@ from .forms import (
 )
 from .html_codec import HtmlCodec
 from .html_frames import oob
-from .i18n import _, ngettext
+from .i18n import _
 from .presence_view import away_text
 from .reconnect import reconnect_area
 from .site import (
@@ -43,7 +43,7 @@ from .site import (
     web_of,
 )
 from .solo_pages import solo_room_page
-from .status_view import tab_title
+from .status_view import tab_title, terms_text
 from .view_model import points_text
 
 log = logging.getLogger("mineduel.pages")
@@ -119,15 +119,6 @@ async def room_page(request: Request) -> Response:
             url = url.replace(scheme="https")  # behind a TLS-terminating proxy
         invite = str(url)
     rules = RULESETS[room.ruleset]
-    clock = ""
-    if room.clock is not None and room.clock.per_move:
-        days = room.clock.days
-        clock = " \u00b7 " + ngettext("%(num)d day per move", "%(num)d days per move", days) % {"num": days}
-    elif room.clock is not None:
-        clock = " \u00b7 " + _("%(minutes)d min + %(seconds)d s") % {
-            "minutes": room.clock.initial_ms // 60000, "seconds": room.clock.increment_ms // 1000}
-    if room.rated:
-        clock += " \u00b7 " + _("rated")
     return render_page(
         request,
         "room.html",
@@ -145,7 +136,7 @@ async def room_page(request: Request) -> Response:
         sound_toggle=codec.m.sound_toggle(room.id, sound.sound_on(request)) if viewer != SPECTATOR else "",
         invite_url=invite,
         ruleset=room.ruleset,
-        ruleset_label=(_("Brettspielnetz rules") if room.ruleset == "brettspielnetz" else _("Coan rules")) + clock,
+        ruleset_label=terms_text(room),
         rules={"hit": points_text(rules.hit_points), "wrong": points_text(rules.wrong_mark_points)},
         total_mines=room.view(viewer).total_mines,
     )

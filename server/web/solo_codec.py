@@ -32,6 +32,7 @@ from .solo_view import (
     timer_text,
 )
 from .template_env import RoomMacros
+from .view_model import display_name
 
 SNAPSHOT_MARK = "<!--snapshot-->"
 
@@ -82,7 +83,7 @@ class SoloHtml(RoomMacros):
     def areas(self, room: Room, viewer: int, at_ms: int | None = None) -> dict[str, Markup]:
         view: Any = room.view(viewer)
         now = now_ms() if at_ms is None else at_ms
-        name = room.players[0].name if room.players[0] else _("The player")
+        name = display_name(room.players[0].name) if room.players[0] else _("The player")
         can_play = playing(room, viewer)
         m = self.m
         return {
@@ -114,7 +115,7 @@ class SoloHtml(RoomMacros):
         a, b = old.view(viewer), new.view(viewer)
         change = new.game.diff(a, b)
         can_play = playing(new, viewer)
-        name = new.players[0].name if new.players[0] else _("The player")
+        name = display_name(new.players[0].name) if new.players[0] else _("The player")
         out = [self.m.cell(solo_cell(b, r, c, can_play)) for r, c, _ch in change.cells]
         if "flags" in change.changed:
             out.append(self.m.counter(b.mines_left))

@@ -21,7 +21,7 @@ from ..core.room import Player, Room
 from ..edge import new_game
 from ..edge.csp import SecurityHeaders
 from ..edge.limits import Limited, guard_of
-from ..store.results import MODES
+from ..store.results import DEFAULT_PRESET, MODES, ranks
 from . import socket_ticket
 from .forms import (
     BadForm,
@@ -45,6 +45,7 @@ from .site import (
 )
 from .solo_codec import title_of
 from .solo_view import timer_text
+from .view_model import display_name
 
 PERIODS = {"all": N_("all time"), "today": N_("today")}
 """English labels (marked for the catalogs); the template translates them."""
@@ -117,13 +118,13 @@ def _board_rule(exc: BadBoard) -> str:
 
 async def leaderboard(request: Request) -> Response:
     q = request.query_params
-    preset, mode, period = q.get("preset", "expert"), q.get("mode", "classic"), q.get("period", "all")
+    preset, mode, period = q.get("preset", DEFAULT_PRESET), q.get("mode", "classic"), q.get("period", "all")
     if preset not in PRESETS or mode not in MODES or period not in PERIODS:
         return await error_page_for(request, 404, _("No such leaderboard"),
                                     _("Pick a board, a mode and a period below."))
     rows = await request.app.state.rooms.results.leaderboard(preset, mode, period)
-    return render_page(request, "leaderboard.html", await visitor_of(request), rows=rows, preset=preset,
-                       mode=mode, period=period, presets=PRESETS, modes=MODES, periods=PERIODS, seconds=_seconds)
+    return render_page(request, "leaderboard.html", await visitor_of(request), rows=list(zip(ranks(rows), rows)),
+                       preset=preset, mode=mode, period=period, presets=PRESETS, modes=MODES, periods=PERIODS, seconds=_seconds)
 
 
 def _seconds(ms: int) -> str:
@@ -133,7 +134,7 @@ def _seconds(ms: int) -> str:
 def solo_room_page(request: Request, web: Web, room: Room, me: Player | None, viewer: int) -> Response:
     html: Any = web.codec
     watchers = request.app.state.hub.watchers(room.id)
-    name = room.players[0].name if room.players[0] else "?"
+    name = display_name(room.players[0].name) if room.players[0] else "?"
     return web.render(
         "solo.html", me=me, title=f"{name} · {title_of(room)}", room_id=room.id, viewer=viewer,
         ws_url=socket_ticket.render_socket_url(room.id, request.app.state.rooms.now_ms()),

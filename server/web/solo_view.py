@@ -16,7 +16,7 @@ from engine.classic_view import FATAL, FLAG, HIDDEN, MINE, WRONG_FLAG, ClassicVi
 from engine.events import CLEARED, EXPLODED
 
 from ..core.room import Room, Status
-from .i18n import N_, _, ngettext
+from .i18n import N_, _, ngettext, number
 
 MODES = ("reveal", "flag")
 PRESET_NAMES = {"beginner": N_("Beginner"), "intermediate": N_("Intermediate"), "expert": N_("Expert"),
@@ -82,11 +82,12 @@ def solo_cells(view: ClassicView, playing: bool) -> list[SoloCell]:
 
 
 def timer_text(ms: int | None, final: bool) -> str:
-    """Whole seconds while the game runs (``0`` before the first click); two decimals at the end."""
+    """Whole seconds while the game runs (``0`` before the first click); two decimals at the end,
+    in the reader's language (``2.20``, German ``2,20``)."""
     if ms is None:
         return "0"
     if final:
-        return f"{ms / 1000:.2f}"
+        return number(ms / 1000, 2)
     return str(ms // 1000)
 
 
@@ -137,8 +138,8 @@ def solo_stats(room: Room) -> SoloStats | None:
         return None
     elapsed = room.elapsed_ms(room.ended_ms or 0) or 0
     seconds = max(elapsed, 1) / 1000
-    return SoloStats(timer_text(elapsed, True), view.three_bv, f"{view.three_bv / seconds:.2f}",
-                     f"{100 * view.three_bv / max(sum(view.clicks), 1):.0f} %", view.clicks,
+    return SoloStats(timer_text(elapsed, True), view.three_bv, number(view.three_bv / seconds, 2),
+                     f"{number(100 * view.three_bv / max(sum(view.clicks), 1))} %", view.clicks,
                      view.outcome.termination == CLEARED)
 
 

@@ -12,11 +12,13 @@ from engine.events import ABANDONED, ABORTED, RESIGNATION, TIMEOUT
 
 from ..core.computer import level_of
 from ..core.room import Player, Room, Status
-from .i18n import _, ngettext
+from .i18n import _, ngettext, number
 from .view_model import (
+    display_name,
     player_names,
-    score_text,
+    score_pair_text,
     seat_name,
+    seat_names,
 )
 
 # ---------------------------------------------------------------------- status and players
@@ -26,7 +28,7 @@ def outcome_text(outcome: Outcome, scores: Sequence[int], names: Sequence[str | 
     """The result line, read from the reader's side: a player's own score comes first ("you
     win, 12 : −64"); spectators read the seats in order."""
     a, b = (scores[viewer], scores[1 - viewer]) if viewer in (0, 1) else scores
-    score = f"{score_text(a)}\u00a0:\u00a0{score_text(b)}"
+    score = score_pair_text(a, b)
     winner = outcome.winner
 
     if outcome.termination == RESIGNATION and winner is not None:
@@ -64,7 +66,7 @@ def status_look(room: Room, viewer: int) -> StatusLook:
     if status is Status.WAITING:
         if viewer in (0, 1):
             return StatusLook(_("Waiting for an opponent \u2014 send them the link below"), "waiting", None)
-        waiting = next((p.name for p in room.players if p is not None), _("A player"))
+        waiting = next((display_name(p.name) for p in room.players if p is not None), _("A player"))
         return StatusLook(_("%(name)s is waiting for an opponent") % {"name": waiting}, "waiting", None)
     if status is Status.OVER and view.outcome is not None:
         winner = view.outcome.winner
@@ -91,41 +93,57 @@ def tab_title(room: Room, viewer: int) -> str:
     """The page's ``<title>``, following the status: "● Your turn · Anna vs Ben · MineDuel",
     "Ben’s turn · …", the result at the end (the status line, read from the reader's side)."""
     names = player_names(room)
-    game = _("%(a)s vs %(b)s") % {"a": names[0] or "\u2026", "b": names[1] or "\u2026"}
+    shown = seat_names(names)
+    game = _("%(a)s vs %(b)s") % {"a": shown[0] if names[0] else "\u2026", "b": shown[1] if names[1] else "\u2026"}
     look = status_look(room, viewer)
     if look.css == "your-turn":
         head = f"{TURN_MARK} {_('Your turn')}"
     elif look.css == "waiting":
         head = _("Waiting for an opponent")
     elif look.to_move is not None:
-        head = _("%(name)s\u2019s turn") % {"name": seat_name(names, look.to_move)}
+        head = _("%(name)s\u2019s turn") % {"name": shown[look.to_move]}
     else:
         head = look.text
     return " \u00b7 ".join(part for part in (head, game, "MineDuel") if part)
 
 
 def clock_text(ms: int) -> str:
-    """``m:ss`` (rounded up, so 0:00 means the time is really gone); tenths under ten seconds."""
+    """``m:ss`` (rounded up, so 0:00 means the time is really gone); tenths under ten seconds,
+    with the reader's decimal sign (``0:09.5``, German ``0:09,5``)."""
     if ms <= 0:
         return "0:00"
     if ms < 10_000:
         tenths = -(-ms // 100)
-        return f"0:{tenths // 10:02d}.{tenths % 10}"
+        return "0:" + number(tenths / 10, 1, whole=2)
     seconds = -(-ms // 1000)
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
 def time_control_text(clock: Clock | None) -> str:
-    """A game's time control as players write it: "3+2" (minutes + seconds a move), "3 days"
-    (correspondence), or "untimed"."""
+    """A game's time control as players write it: "3+2" (minutes + seconds a move; "1.5+0.5",
+    German "1,5+0,5"; under a minute "30s+0"), "3 days" (correspondence), or "untimed". The one
+    name of a clock: the lobby, the players' lists and the room page say this."""
     if clock is None:
         return _("untimed")
     if clock.per_move:
         days = clock.days
         return ngettext("%(num)d day", "%(num)d days", days) % {"num": days}
-    minutes = clock.initial_ms / 60_000
-    whole = f"{minutes:g}" if minutes >= 1 else f"{clock.initial_ms // 1000}s"
-    return f"{whole}+{clock.increment_ms // 1000}"
+    if clock.initial_ms >= 60_000:
+        initial = number(clock.initial_ms / 60_000, 2, trim=True)
+    else:
+        initial = number(clock.initial_ms / 1000, 1, trim=True) + "s"
+    return f"{initial}+{number(clock.increment_ms / 1000, 1, trim=True)}"
+
+
+def terms_text(room: Room) -> str:
+    """The room page's line of terms: the rules, the clock (:func:`time_control_text`) and
+    whether the game is rated, "Coan rules · 3+2 · rated"."""
+    parts = [_("Brettspielnetz rules") if room.ruleset == "brettspielnetz" else _("Coan rules")]
+    if room.clock is not None:
+        parts.append(time_control_text(room.clock))
+    if room.rated:
+        parts.append(_("rated"))
+    return " \u00b7 ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from . import i18n
 from .solo_view import mode_name, preset_name
 from .status_view import time_control_text
-from .view_model import score_text
+from .view_model import display_name, score_pair_text, score_text
 
 WEB_DIR = Path(__file__).resolve().parent.parent.parent / "web"
 TEMPLATES_DIR = WEB_DIR / "templates"
@@ -31,7 +31,8 @@ def make_env(templates: Path = TEMPLATES_DIR) -> Environment:
     )
     env.globals["asset"] = lambda path: f"/static/{path}"  # pages.py installs the versioned one
     env.filters["signed"] = score_text
-    env.globals.update(time_control=time_control_text, preset_name=preset_name, mode_name=mode_name)
+    env.globals.update(time_control=time_control_text, preset_name=preset_name, mode_name=mode_name,
+                       player_name=display_name, score_pair=score_pair_text)
     i18n.install(env)
     return env
 

@@ -20,18 +20,29 @@ from engine import MoveLine, View, cell_name
 from engine.encoding import CHAR_CLAIMS, HIDDEN, OWN_WRONG_MARK, UNCLAIMED_MINE
 from engine.rules import Claim, Verdict
 
+from ..core.computer import NAMES as COMPUTER_STORED_NAMES
 from ..core.room import Room
-from .i18n import _, ngettext, pgettext
+from .i18n import MINUS, N_, _, ngettext, pgettext
 
-MINUS = "\u2212"
+COMPUTER_NAMES = {1: N_("Computer (easy)"), 2: N_("Computer (medium)"), 3: N_("Computer (strong)")}
+"""A computer's name per level, as pages show it (translated where shown); the English is the
+name it is stored under (:data:`server.core.computer.NAMES`)."""
+_COMPUTER_LEVELS = {name: int(level) for level, name in COMPUTER_STORED_NAMES.items()}
 
 
 # ---------------------------------------------------------------------- small words
 
 
 def score_text(points: int) -> str:
-    """A score: ``12``, ``0``, ``−4`` (a real minus sign)."""
+    """A score: ``12``, ``0``, ``−4`` (a real minus sign). The one way a single score is
+    written (cards, their labels, the replay bar, results, lists)."""
     return f"{MINUS}{-points}" if points < 0 else str(points)
+
+
+def score_pair_text(first: int, second: int) -> str:
+    """Two scores side by side, ``12 : −4`` (no-break spaces around the colon): the one way a
+    game's score is written (results, the replay bar, the lobby, players' lists)."""
+    return f"{score_text(first)}\u00a0:\u00a0{score_text(second)}"
 
 
 def points_text(points: int) -> str:
@@ -43,9 +54,25 @@ def points_text(points: int) -> str:
     return "\u00b10"
 
 
+def display_name(name: str) -> str:
+    """A player's name as pages show it: a person's as registered, a computer's from its level
+    in the reader's language ("Computer (mittel)"). A computer is known by its stored name,
+    which no person may take (``server.store.players.RESERVED``), so lists that keep only names
+    (the lobby's rows, game summaries) show it right too; what is stored, and what the JSON API
+    says, stays the English name. Every name rendered into HTML goes through here."""
+    level = _COMPUTER_LEVELS.get(name)
+    return name if level is None else _(COMPUTER_NAMES[level])
+
+
 def seat_name(names: Sequence[str | None], seat: int) -> str:
+    """The name of ``seat`` as shown (:func:`display_name`; "Player 1" for an open seat)."""
     name = names[seat]
-    return name if name else (_("Player 1") if seat == 0 else _("Player 2"))
+    return display_name(name) if name else (_("Player 1") if seat == 0 else _("Player 2"))
+
+
+def seat_names(names: Sequence[str | None]) -> tuple[str, str]:
+    """Both seats' names as shown (:func:`seat_name`)."""
+    return seat_name(names, 0), seat_name(names, 1)
 
 
 def initial(name: str | None) -> str:
@@ -243,6 +270,8 @@ def board_looks(view: View, names: Sequence[str | None], *, playable: bool, end:
 
 
 def player_names(room: Room) -> tuple[str | None, str | None]:
+    """The seats' names as stored (``None``: open); :func:`seat_name` shows them. Stored, not
+    translated: the lobby keeps them in rows read once for readers of every language."""
     return (
         room.players[0].name if room.players[0] else None,
         room.players[1].name if room.players[1] else None,

@@ -17,6 +17,7 @@ with warnings.catch_warnings():
 
 from server.app import create_app
 from server.edge.csp import CSP
+from server.store.results import DEFAULT_PRESET
 from tests.conftest import app_settings
 from tests.names import unique
 
@@ -268,3 +269,39 @@ def test_a_classic_game_has_no_replay_or_odds_steps(client: TestClient) -> None:
                 page = client.get(path, headers=headers)
                 assert page.status_code == 404 and "Only duels have a replay" in page.text, (path, page.text[:300])
     assert client.get(f"/g/{game}").status_code == 200
+
+
+def test_room_pages_have_one_heading_that_names_the_game(client: TestClient) -> None:
+    """A duel's page and a solo game's page each have an ``<h1>``, as every other page does: the
+    terms of the duel (its clock named as the lobby names it), the solo game's board."""
+    anna = named(client, "Anna")
+    duel = as_(client, anna).post("/games", data={"ruleset": "coan", "clock": "300+3", "seat": "0", "seed": "7"},
+                                  headers={"origin": BASE}).headers["location"]
+    solo = as_(client, anna).post("/solo", data={"preset": "beginner", "seed": "7"},
+                                  headers={"origin": BASE}).headers["location"]
+    duel_page, solo_page = (as_(client, anna).get(url).text for url in (duel, solo))
+    for page in (duel_page, solo_page):
+        assert len(re.findall(r"<h1[ >]", page)) == 1
+    assert '<h1 class="ruleset">Coan rules \u00b7 5+3</h1>' in duel_page
+    assert '<h1 class="solo-title hint">Beginner</h1>' in solo_page
+
+
+def test_the_header_s_new_game_link_leads_to_what_starts_one(client: TestClient) -> None:
+    """With a name: the home page's "New game" card; without one: the name card (the home page
+    has no "New game" card then), whose name leads on to it."""
+    home = as_(client, None).get("/").text
+    assert 'id="nav-new"' in home and 'href="/#name-card"' in home and 'id="name-card"' in home
+    assert 'id="new"' not in home
+    named_home = as_(client, named(client, "Anna")).get("/").text
+    assert 'href="/#new"' in named_home and 'id="new"' in named_home and 'id="name-card"' not in named_home
+
+
+def test_the_leaderboard_page_shows_the_board_the_api_defaults_to(client: TestClient) -> None:
+    """``/solo/leaderboard`` without ``?preset=`` is the Beginner board, as ``GET
+    /api/v1/leaderboard`` answers without one; its heading reads as a sentence in German too."""
+    client.cookies.clear()
+    assert client.get("/api/v1/leaderboard").json()["preset"] == DEFAULT_PRESET == "beginner"
+    assert "<h1>Beginner leaderboard (classic, all time)</h1>" in client.get("/solo/leaderboard").text
+    german = client.get("/solo/leaderboard", params={"period": "all"}, headers={"accept-language": "de"}).text
+    assert "<h1>Bestenliste Anfänger (klassisch, alle Zeiten)</h1>" in german
+    assert ">alle Zeiten</a>" in german and "aller Zeiten" not in german
