@@ -175,15 +175,19 @@ class _Position:
     analysis: Analysis
     safe: frozenset[Cell]
     """Every hidden cell the bot knows to be safe: proved by public information, or its own
-    wrong mark. (The probabilities are public ones: not conditioned on the wrong marks.)"""
+    wrong mark."""
     rules: Ruleset
+    own_safe: frozenset[Cell] = frozenset()
+    """Its own wrong marks: the analyses count only the layouts that leave them empty, so what
+    they prove counts too (a number whose other hidden neighbour must then be the mine)."""
 
     @classmethod
     def read(cls, view: View) -> _Position:
         numbers, mines = public_position(view)
-        analysis = analyze(view.width, view.height, view.total_mines, numbers, mines)
+        own = own_safe_cells(view)
+        analysis = analyze(view.width, view.height, view.total_mines, numbers, mines, own)
         return cls(geometry(view.width, view.height), view.total_mines, numbers, tuple(mines), analysis,
-                   analysis.safe | own_safe_cells(view), RULESETS[view.ruleset])
+                   analysis.safe | own, RULESETS[view.ruleset], own)
 
     def after(self, cell: Cell, number: int | None) -> Analysis | None:
         """The analysis once ``cell`` shows ``number`` (``None``: once it is a visible mine),
@@ -192,8 +196,8 @@ class _Position:
         numbers, mines = self.numbers, self.mines
         try:
             if number is None:
-                return analyze(geo.width, geo.height, self.total_mines, numbers, (*mines, cell))
-            return analyze(geo.width, geo.height, self.total_mines, {**numbers, cell: number}, mines)
+                return analyze(geo.width, geo.height, self.total_mines, numbers, (*mines, cell), self.own_safe)
+            return analyze(geo.width, geo.height, self.total_mines, {**numbers, cell: number}, mines, self.own_safe)
         except ValueError:
             return None
 

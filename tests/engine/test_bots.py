@@ -213,6 +213,18 @@ def test_an_own_wrong_mark_is_a_safe_cell_never_marked_again() -> None:
             assert bot_move(view, level, random.Random(s)) != Mark((0, 0))
 
 
+def test_what_an_own_wrong_mark_proves_counts_too() -> None:
+    """A built 4x1 view with one mine: the 1 at (0, 1) has two hidden neighbours, and the
+    seat's own wrong mark says (0, 0) is empty, so the mine is at (0, 2): publicly a coin flip,
+    certain to this seat. The deducing levels mark it (they explored a safe cell instead)."""
+    view = View(viewer=0, ruleset="brettspielnetz", width=4, height=1, total_mines=1, rows=("x1..",),
+                scores=(-3, 0), phase="playing", to_move=0, outcome=None, moves=(), wrong_marks=(((0, 0),), ()),
+                last_opened=(), commitment="")
+    for level in (Level.MEDIUM, Level.STRONG):
+        for s in range(5):
+            assert bot_move(view, level, random.Random(s)) == Mark((0, 2)), level
+
+
 # ---------------------------------------------------------------------------------------------
 # The bot has no way to the layout
 # ---------------------------------------------------------------------------------------------
