@@ -5,9 +5,14 @@ kept by Alexander Nordlund); nothing here re-derives Glickman's formulas, so wha
 keeps is exactly what the library says. Choices made around it:
 
 - **One game is one rating period** (as on lichess): both players are updated right after each
-  rated game, each from the other's rating *before* that game. The library knows nothing of
-  time; a player who stops playing keeps the deviation of the last game (no ageing yet: the
-  library's ``did_not_compete`` would add one period's growth per idle period if we want it).
+  rated game, each from the other's rating *before* that game.
+- **An idle rating grows uncertain** (:meth:`Rating.aged`): between games, Glickman's step 6
+  for a player who does not compete, ``φ' = √(φ² + σ²·t)``, over ``t`` idle periods of
+  :data:`IDLE_PERIOD_MS` (lichess's 0.21436 periods a day: about 4.7 days), up to the start's
+  350; continuous in time as on lichess (the library's ``did_not_compete`` is the same step for
+  one whole period, and the tests hold the two equal). A rating is aged to the game's end
+  before a game updates it, and to now wherever it is shown: an established 1900 ± 60 not
+  played for about a year is provisional again.
 - **tau** is the library's class default, 0.5 (Glickman suggests 0.3 to 1.2,
   lichess uses 0.75). A new player starts at 1500 ± 350 with volatility 0.06.
 - The library's volatility step uses the rating (mu) where Glickman's step 5 has the deviation
@@ -29,7 +34,8 @@ keeps is exactly what the library says. Choices made around it:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 import glicko2
 
@@ -53,6 +59,10 @@ START_RATING = 1500.0
 START_DEVIATION = 350.0
 START_VOLATILITY = 0.06
 PROVISIONAL_DEVIATION = 110.0
+IDLE_PERIOD_MS = round(86_400_000 / 0.21436)
+"""One rating period of an idle player (lichess's ``ratingPeriodsPerDay`` = 0.21436)."""
+GLICKO2_SCALE = 173.7178
+"""Glickman's factor between the Glicko scale (rating, RD) and Glicko-2's (μ, φ)."""
 
 SCORES = (0.0, 0.5, 1.0)
 """A game's score for one side: loss, draw, win."""
@@ -129,6 +139,18 @@ class Rating:
     deviation: float = START_DEVIATION
     volatility: float = START_VOLATILITY
     games: int = 0
+    last_ms: int | None = None
+    """When its last rated game ended (``None``: none yet, or rated before this was kept)."""
+
+    def aged(self, now_ms: int) -> Rating:
+        """This rating at ``now_ms``: its deviation grown by the idle periods since its last game
+        (Glickman's step 6 over ``t`` periods, up to :data:`START_DEVIATION`); the rating and
+        the volatility do not change while nobody plays."""
+        if self.last_ms is None or now_ms <= self.last_ms:
+            return self
+        periods = (now_ms - self.last_ms) / IDLE_PERIOD_MS
+        phi = math.hypot(self.deviation / GLICKO2_SCALE, self.volatility * math.sqrt(periods))
+        return replace(self, deviation=min(START_DEVIATION, phi * GLICKO2_SCALE))
 
     @property
     def provisional(self) -> bool:
@@ -141,14 +163,19 @@ class Rating:
         return f"{round(self.rating)}{'?' if self.provisional else ''}"
 
     def to_data(self) -> list[float | int]:
-        return [self.rating, self.deviation, self.volatility, self.games]
+        data: list[float | int] = [self.rating, self.deviation, self.volatility, self.games]
+        return data if self.last_ms is None else [*data, self.last_ms]
 
     @classmethod
     def from_data(cls, data: list[float | int]) -> Rating:
-        """Inverse of :meth:`to_data`; raises ``ValueError`` on malformed data."""
+        """Inverse of :meth:`to_data` (four fields: a rating stored before ``last_ms`` was
+        kept, which ages from its next game on); raises ``ValueError`` on malformed data."""
         try:
-            rating, deviation, volatility, games = data
-            return cls(float(rating), float(deviation), float(volatility), int(games))
+            rating, deviation, volatility, games, *last = data
+            if len(last) > 1:
+                raise ValueError("too many fields")
+            return cls(float(rating), float(deviation), float(volatility), int(games),
+                       int(last[0]) if last else None)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"malformed rating: {data!r}") from exc
 
@@ -157,16 +184,19 @@ DEFAULT = Rating()
 """Everybody's rating in a category before their first rated game there."""
 
 
-def rate_game(a: Rating, b: Rating, score_a: float) -> tuple[Rating, Rating]:
+def rate_game(a: Rating, b: Rating, score_a: float, ended_ms: int | None = None) -> tuple[Rating, Rating]:
     """Both ratings after one game between ``a`` and ``b`` in which ``a`` scored ``score_a``
-    (1 win, 0.5 draw, 0 loss): the library's update of each from the other's rating before
-    the game (one game = one rating period), each with one more game counted."""
+    (1 win, 0.5 draw, 0 loss): each aged to the game's end (``ended_ms``; ``None``: not aged,
+    and no end kept), then the library's update of each from the other's rating before the
+    game (one game = one rating period), each with one more game counted."""
     if score_a not in SCORES:
         raise ValueError(f"a score is 0, 0.5 or 1, not {score_a!r}")
-    return _after(a, b, score_a), _after(b, a, 1.0 - score_a)
+    if ended_ms is not None:
+        a, b = a.aged(ended_ms), b.aged(ended_ms)
+    return _after(a, b, score_a, ended_ms), _after(b, a, 1.0 - score_a, ended_ms)
 
 
-def _after(player: Rating, opponent: Rating, score: float) -> Rating:
+def _after(player: Rating, opponent: Rating, score: float, ended_ms: int | None) -> Rating:
     updated = glicko2.Player(player.rating, player.deviation, player.volatility)
     updated.update_player([opponent.rating], [opponent.deviation], [score])
-    return Rating(updated.rating, updated.rd, updated.vol, player.games + 1)
+    return Rating(updated.rating, updated.rd, updated.vol, player.games + 1, ended_ms)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -175,12 +176,15 @@ class Ratings:
         return (await self.ratings_many([player_id]))[player_id]
 
     async def ratings_many(self, player_ids: Sequence[str]) -> dict[str, dict[str, Rating]]:
-        """:meth:`ratings_of` for many players in one round trip."""
+        """:meth:`ratings_of` for many players in one round trip, each aged to now
+        (:meth:`~server.core.ratings.Rating.aged`: what the rating is worth after the time
+        nobody played it)."""
         async with self.redis.pipeline(transaction=False) as pipe:
             for player_id in player_ids:
                 pipe.hgetall(ratings_key(player_id))
             found = await pipe.execute()
-        return {pid: _all_categories(stored) for pid, stored in zip(player_ids, found, strict=True)}
+        now = time.time_ns() // 1_000_000
+        return {pid: _all_categories(stored, now) for pid, stored in zip(player_ids, found, strict=True)}
 
     async def history(self, player_id: str, category: str, count: int = HISTORY_KEEP) -> list[RatingPoint]:
         """The player's last ``count`` ratings in ``category``, oldest first."""
@@ -198,10 +202,13 @@ class Ratings:
                 for category, raw in zip(categories, found, strict=True)}
 
     async def leaderboard(self, category: str, count: int = 50) -> list[tuple[str, Rating]]:
-        """The ``count`` highest rated established players of ``category``, best first."""
-        ids = [raw.decode() for raw in await self.redis.zrevrange(rating_board_key(category), 0, count - 1)]
+        """The ``count`` highest rated established players of ``category``, best first: a
+        player whose rating idled back to provisional is left out (they are on the board's set
+        until their next game, which writes them back or off), so a few more are read."""
+        ids = [raw.decode() for raw in
+               await self.redis.zrevrange(rating_board_key(category), 0, count + count // 2 - 1)]
         ratings = await self.ratings_many(ids)
-        return [(pid, ratings[pid][category]) for pid in ids]
+        return [(pid, ratings[pid][category]) for pid in ids if not ratings[pid][category].provisional][:count]
 
     # ------------------------------------------------------------------ applying a game
 
@@ -235,7 +242,7 @@ class Ratings:
                        ended_ms: int) -> str:
         read = await self._read(category, players)
         before = [DEFAULT if raw is None else Rating.from_data(json.loads(raw)) for raw in read]
-        after = rate_game(before[0], before[1], score_p0)
+        after = rate_game(before[0], before[1], score_p0, ended_ms)  # aged to the end, then the game
         answer = await self._result(
             keys=[rated_game_key(game_id), *(ratings_key(p) for p in players),
                   *(rating_history_key(p, category) for p in players), rating_board_key(category)],
@@ -255,8 +262,8 @@ def _check_game(category: str, players: tuple[str, str], score_p0: float) -> Non
         raise ValueError(f"a score is 0, 0.5 or 1, not {score_p0!r}")
 
 
-def _all_categories(stored: dict[bytes, bytes]) -> dict[str, Rating]:
-    found = {k.decode(): Rating.from_data(json.loads(v)) for k, v in stored.items()}
+def _all_categories(stored: dict[bytes, bytes], now_ms: int) -> dict[str, Rating]:
+    found = {k.decode(): Rating.from_data(json.loads(v)).aged(now_ms) for k, v in stored.items()}
     return {category: found.get(category, DEFAULT) for category in CATEGORIES}
 
 

@@ -3,6 +3,8 @@ exactly the ``glicko2`` library's (so the store keeps what the library says)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import glicko2
 import pytest
 from hypothesis import given, settings
@@ -16,6 +18,7 @@ from server.core.ratings import (
     CATEGORIES,
     CORRESPONDENCE,
     DEFAULT,
+    IDLE_PERIOD_MS,
     RAPID,
     SCORES,
     Rating,
@@ -32,6 +35,7 @@ ratings = st.builds(
     st.floats(30, 350),
     st.floats(0.03, 0.1),
     st.integers(0, 10_000),
+    st.one_of(st.none(), st.integers(0, 2**41)),
 )
 scores = st.sampled_from(SCORES)
 
@@ -100,6 +104,9 @@ def test_the_stored_form_round_trips(rating: Rating) -> None:
     assert Rating.from_data(rating.to_data()) == rating
     with pytest.raises(ValueError):
         Rating.from_data([1500, 350])
+    with pytest.raises(ValueError):
+        Rating.from_data([1500, 350, 0.06, 1, 5, 6])
+    assert Rating.from_data([1500, 350, 0.06, 1]).last_ms is None  # stored before the end was kept
 
 
 # ---------------------------------------------------------------------- one game
@@ -152,3 +159,42 @@ def test_a_score_is_a_loss_a_draw_or_a_win() -> None:
     for bad in (0.25, 2, -1):
         with pytest.raises(ValueError):
             rate_game(DEFAULT, DEFAULT, bad)
+
+
+# ---------------------------------------------------------------------- an idle rating
+
+
+@settings(max_examples=200, deadline=None)
+@given(ratings, st.integers(0, 40))
+def test_an_idle_rating_grows_uncertain_as_the_library_says_for_whole_periods(rating: Rating, periods: int) -> None:
+    """Glickman's step 6 for a player who does not compete, ``periods`` times (the library's
+    ``did_not_compete``), is what ``aged`` gives after that many idle periods; capped at 350."""
+    rating = Rating(rating.rating, rating.deviation, rating.volatility, rating.games, 10**12)
+    idle = glicko2.Player(rating.rating, rating.deviation, rating.volatility)
+    for _ in range(periods):
+        idle.did_not_compete()
+    aged = rating.aged(10**12 + periods * IDLE_PERIOD_MS)
+    assert aged.deviation == pytest.approx(min(350.0, idle.rd), rel=1e-9)
+    assert (aged.rating, aged.volatility, aged.games, aged.last_ms) == (rating.rating, rating.volatility,
+                                                                          rating.games, rating.last_ms)
+
+
+def test_an_established_rating_not_played_for_a_year_is_provisional_again() -> None:
+    day = 86_400_000
+    established = Rating(1900.0, 60.0, 0.06, 40, 0)
+    assert not established.aged(30 * day).provisional and established.aged(30 * day).deviation > 60
+    assert established.aged(400 * day).provisional and established.aged(400 * day).display == "1900?"
+    assert established.aged(100 * 365 * day).deviation == 350.0
+    assert established.aged(-5) == established and Rating(1900.0, 60.0).aged(10**13) == Rating(1900.0, 60.0)
+
+
+def test_a_game_ages_both_ratings_to_its_end_before_it_counts() -> None:
+    day = 86_400_000
+    idle, active = Rating(1700.0, 60.0, 0.06, 40, 0), Rating(1700.0, 60.0, 0.06, 40, 200 * day)
+    after_idle, _ = rate_game(idle, active, 1.0, 200 * day)
+    after_active, _ = rate_game(active, active, 1.0, 200 * day)
+    assert after_idle.rating > after_active.rating  # the more uncertain rating moves more
+    assert after_idle.last_ms == after_active.last_ms == 200 * day
+    by_hand = rate_game(idle.aged(200 * day), active, 1.0)[0]  # aged first, then the game
+    assert after_idle == dataclasses.replace(by_hand, last_ms=200 * day)
+

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import AsyncIterator, Callable
 
 import pytest
 
 from server.app import Parts
+from server.core.ratings import Rating
 from server.edge.codec_msgpack import MsgpackCodec
 from server.metrics import Metrics
 from server.store.cache import RoomCache
@@ -92,3 +94,17 @@ class GatedPubSub(PubSubOver):
         if item[0] == "message" and self.open is not None:
             await self.open.wait()
         return item
+
+
+def as_stored(found: Rating, expected: Rating) -> bool:
+    """``found`` (a rating as read: aged to the moment of the read) is ``expected`` (as the
+    test computed it): the same games and end, the numbers but for the growth of the ms or
+    seconds between (Rating.aged: about 1e-9 of a point a second for an established rating)."""
+    return (found.games == expected.games and found.last_ms == expected.last_ms
+            and math.isclose(found.rating, expected.rating, abs_tol=1e-6)
+            and math.isclose(found.deviation, expected.deviation, abs_tol=1e-6)
+            and math.isclose(found.volatility, expected.volatility, abs_tol=1e-9))
+
+
+def all_as_stored(found: tuple[Rating, ...], expected: tuple[Rating, ...]) -> bool:
+    return len(found) == len(expected) and all(as_stored(f, e) for f, e in zip(found, expected, strict=True))

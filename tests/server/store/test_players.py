@@ -9,6 +9,7 @@ every test, so each test uses fresh ids and names.
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import time
 from collections.abc import AsyncIterator
@@ -26,7 +27,7 @@ from server.core.ratings import (
     Rating,
     rate_game,
 )
-from server.store.keys import rated_game_key
+from server.store.keys import rated_game_key, rating_board_key, ratings_key
 from server.store.players import (
     MARK_TTL_MS,
     NameTaken,
@@ -37,6 +38,7 @@ from server.store.players import (
     UnknownPlayer,
     name_key,
 )
+from tests.server.store.conftest import all_as_stored, as_stored
 
 
 def fresh(prefix: str = "p") -> str:
@@ -180,10 +182,11 @@ async def test_a_player_without_rated_games_has_the_default_everywhere(clients) 
 async def test_a_game_stores_the_librarys_update(clients) -> None:
     ratings = Ratings(clients[0])
     anna, ben, game = fresh(), fresh(), fresh("g")
-    assert await ratings.apply_result(game, BLITZ, (anna, ben), 1.0, now_ms())
+    ended = now_ms()
+    assert await ratings.apply_result(game, BLITZ, (anna, ben), 1.0, ended)
     after = await ratings.ratings_many([anna, ben])
-    new_anna, new_ben = rate_game(DEFAULT, DEFAULT, 1.0)
-    assert after[anna][BLITZ] == new_anna and after[ben][BLITZ] == new_ben
+    new_anna, new_ben = rate_game(DEFAULT, DEFAULT, 1.0, ended)
+    assert as_stored(after[anna][BLITZ], new_anna) and as_stored(after[ben][BLITZ], new_ben)
     assert new_anna.rating > 1500 > new_ben.rating and new_anna.games == 1
     assert after[anna][BULLET] == after[anna][RAPID] == DEFAULT  # other categories untouched
 
@@ -196,7 +199,7 @@ async def test_two_processes_applying_one_game_apply_it_once(clients) -> None:
                                    second.apply_result(game, BLITZ, (anna, ben), 0.0, ended))
     assert sorted(applied) == [False, True]
     after = await first.ratings_many([anna, ben])
-    assert (after[anna][BLITZ], after[ben][BLITZ]) == rate_game(DEFAULT, DEFAULT, 0.0)
+    assert all_as_stored((after[anna][BLITZ], after[ben][BLITZ]), rate_game(DEFAULT, DEFAULT, 0.0, ended))
     assert len(await first.history(anna, BLITZ)) == len(await first.history(ben, BLITZ)) == 1
     assert not await second.apply_result(game, BLITZ, (anna, ben), 0.0, ended)  # and never again
     assert (await first.ratings_of(anna))[BLITZ].games == 1
@@ -214,13 +217,13 @@ async def test_two_games_of_one_player_at_once_are_both_applied_in_some_order(cl
     assert applied == [True, True] and first.conflicts + second.conflicts == 1
     after = await first.ratings_many([anna, ben, cleo])
     # order 1: anna-ben first
-    a1, b1 = rate_game(DEFAULT, DEFAULT, 1.0)
-    c1, a1 = rate_game(DEFAULT, a1, 0.5)
+    a1, b1 = rate_game(DEFAULT, DEFAULT, 1.0, ended)
+    c1, a1 = rate_game(DEFAULT, a1, 0.5, ended)
     # order 2: cleo-anna first
-    c2, a2 = rate_game(DEFAULT, DEFAULT, 0.5)
-    a2, b2 = rate_game(a2, DEFAULT, 1.0)
+    c2, a2 = rate_game(DEFAULT, DEFAULT, 0.5, ended)
+    a2, b2 = rate_game(a2, DEFAULT, 1.0, ended)
     found = (after[anna][RAPID], after[ben][RAPID], after[cleo][RAPID])
-    assert found in ((a1, b1, c1), (a2, b2, c2))
+    assert all_as_stored(found, (a1, b1, c1)) or all_as_stored(found, (a2, b2, c2))
     assert found[0].games == 2 and len(await first.history(anna, RAPID)) == 2
 
 
@@ -267,14 +270,22 @@ async def test_history_follows_every_game(clients) -> None:
     games = [fresh("g") for _ in range(4)]
     expected, a, b = [], DEFAULT, DEFAULT
     for n, (game, score) in enumerate(zip(games, (1.0, 0.5, 0.0, 1.0), strict=True)):
-        assert await ratings.apply_result(game, BLITZ, (anna, ben), score, 1_000 * n + now_ms())
-        a, b = rate_game(a, b, score)
+        ended = 1_000 * n + now_ms()
+        assert await ratings.apply_result(game, BLITZ, (anna, ben), score, ended)
+        a, b = rate_game(a, b, score, ended)
         expected.append((game, a.rating))
     history = await ratings.history(anna, BLITZ)
-    assert [(p.game_id, p.rating) for p in history] == expected[-3:]  # the newest three, oldest first
+    assert [p.game_id for p in history] == [g for g, _ in expected[-3:]]  # the newest three, oldest first
+    assert [p.rating for p in history] == pytest.approx([r for _, r in expected[-3:]], abs=1e-6)
     assert all(isinstance(p, RatingPoint) for p in history)
     assert [p.game_id for p in await ratings.history(anna, BLITZ, count=1)] == [games[-1]]
-    assert (await ratings.ratings_of(anna))[BLITZ] == a
+    assert as_stored((await ratings.ratings_of(anna))[BLITZ], a)
+
+
+def same_board(found: list[tuple[str, Rating]], expected: list[tuple[str, Rating]]) -> bool:
+    """The same players in the same order, each rating as read a moment apart (aged alike)."""
+    return [p for p, _ in found] == [p for p, _ in expected] and all_as_stored(
+        tuple(r for _, r in found), tuple(r for _, r in expected))
 
 
 async def test_the_leaderboard_lists_established_players_best_first(clients) -> None:
@@ -293,13 +304,29 @@ async def test_the_leaderboard_lists_established_players_best_first(clients) -> 
         await ratings.apply_result(fresh("g"), BULLET, (anna, ben), (1.0, 0.0, 1.0)[n % 3], now_ms())
     assert 10 < stored[anna][BULLET].games < 30 and not stored[ben][BULLET].provisional
     assert stored[anna][BULLET].rating > stored[ben][BULLET].rating
-    assert await board() == [(anna, stored[anna][BULLET]), (ben, stored[ben][BULLET])]
+    assert same_board(await board(), [(anna, stored[anna][BULLET]), (ben, stored[ben][BULLET])])
     await ratings.apply_result(fresh("g"), BULLET, (cleo, anna), 1.0, now_ms())  # cleo: provisional
     stored = await ratings.ratings_many([anna, ben, cleo])
     assert stored[cleo][BULLET].provisional
     listed = sorted(((pid, stored[pid][BULLET]) for pid in (anna, ben)), key=lambda e: -e[1].rating)
-    assert await board() == listed  # anna's entry follows her new rating; cleo is not listed
+    assert same_board(await board(), listed)  # anna's entry follows her new rating; cleo is not listed
     for _ in range(5):
         await ratings.apply_result(fresh("g"), BULLET, (anna, ben), 0.0, now_ms())
     stored = await ratings.ratings_many([anna, ben])
-    assert await board() == [(ben, stored[ben][BULLET]), (anna, stored[anna][BULLET])]
+    assert same_board(await board(), [(ben, stored[ben][BULLET]), (anna, stored[anna][BULLET])])
+
+
+async def test_a_rating_nobody_played_for_a_year_reads_provisional_and_leaves_the_board(clients) -> None:
+    """What is stored stays as the last game left it; reads age it to now (Rating.aged)."""
+    ratings = Ratings(clients[0])
+    idle, active = fresh(), fresh()
+    year_ago = now_ms() - 400 * 86_400_000
+    for pid, last_ms in ((idle, year_ago), (active, now_ms())):
+        await clients[0].hset(ratings_key(pid), BULLET, json.dumps([2900.0, 60.0, 0.06, 40, last_ms]))
+        await clients[0].zadd(rating_board_key(BULLET), {pid: 2900.0})
+    read = await ratings.ratings_many([idle, active])
+    assert read[idle][BULLET].provisional and read[idle][BULLET].rating == 2900.0
+    assert not read[active][BULLET].provisional and read[active][BULLET].deviation == pytest.approx(60.0)
+    board = [pid for pid, _ in await ratings.leaderboard(BULLET, count=10_000)]
+    assert active in board and idle not in board
+    assert json.loads(await clients[0].hget(ratings_key(idle), BULLET))[1] == 60.0  # the stored form untouched

@@ -39,7 +39,7 @@ from server.store.results import Results
 from server.store.service import RoomRefused, RoomService
 from server.store.store import Store
 from server.store.sweeper import sweep_once
-from tests.server.store.conftest import sample
+from tests.server.store.conftest import all_as_stored, sample
 
 BLITZ_CLOCK = Clock.new(180_000, 2_000)
 WAIT_S = 20.0
@@ -91,8 +91,8 @@ async def warm_up(ratings: Ratings, anna: Player, ben: Player, category: str) ->
 async def assert_rated_once(ratings: Ratings, room: Room, category: str, before: tuple[Rating, Rating]) -> None:
     a, b = (p.id for p in room.players)  # type: ignore[union-attr]
     after = await ratings.ratings_many([a, b])
-    expected = rate_game(before[0], before[1], score_of(room.game.outcome))  # type: ignore[arg-type]
-    assert (after[a][category], after[b][category]) == expected
+    expected = rate_game(before[0], before[1], score_of(room.game.outcome), room.ended_ms)  # type: ignore[arg-type]
+    assert all_as_stored((after[a][category], after[b][category]), expected)
     for pid, old in zip((a, b), before, strict=True):
         assert after[pid][category].games == old.games + 1
         history = await ratings.history(pid, category)
