@@ -98,7 +98,7 @@ async def read_lobby(state: Any, online: int, now_ms: int) -> Lobby:
     store = state.store
     ids = await store.listed_rooms(SCAN)
     rooms = await state.rooms.load_many(ids)
-    shown = [rooms[i] for i in ids if i in rooms and rooms[i].status is not Status.OVER]
+    shown = [rooms[i] for i in ids if i in rooms and _listable(rooms[i])]
     fields = await store.attendance_fields([room.id for room in shown])
     ratings = await _ratings(state, shown)
     live: list[LiveRow] = []
@@ -112,11 +112,17 @@ async def read_lobby(state: Any, online: int, now_ms: int) -> Lobby:
                 live.append(_live_row(room, ratings, attendance.spectators))
         elif _creator_here(room, attendance.away_since, ever, now_ms):
             challenges.append(_challenge_row(room, ratings))
-    stale = [i for i in ids if i not in rooms or rooms[i].status is Status.OVER]
+    stale = [i for i in ids if i not in rooms or not _listable(rooms[i])]
     if stale:
         with contextlib.suppress(Exception):
             await store.unlist(stale)
     return Lobby(tuple(live), tuple(challenges), online, playing, now_ms)
+
+
+def _listable(room: Room) -> bool:
+    """A room the lobby shows: a duel not over. A room of one seat never belongs there (one
+    listed before ``Aftermath.list`` refused them took the lobby down for every reader)."""
+    return room.status is not Status.OVER and len(room.players) == 2
 
 
 def _creator_here(room: Room, away_since: tuple[int | None, ...], ever: tuple[bool, bool], now_ms: int) -> bool:

@@ -6,14 +6,17 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+import warnings
 from collections.abc import Callable
 
 import httpx
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
-from server.web.lobby import GONE_GRACE_MS, Lobby, LobbyFeed, LobbyWatcher
-from tests.conftest import LiveServer
+from server.app import create_app
+from server.web.lobby import GONE_GRACE_MS, Lobby, LobbyFeed, LobbyWatcher, read_lobby
+from tests.conftest import LiveServer, app_settings
+from tests.names import unique
 from tests.security.util import COOKIE, form_guest, ws_base
 
 REFRESH = {"MINEDUEL_LOBBY_REFRESH_S": "0.2"}
@@ -181,3 +184,33 @@ def test_a_new_lobby_socket_gets_no_lobby_older_than_its_page() -> None:
 
     stale, fresh = asyncio.run(run())
     assert stale == [] and fresh == ["4"]
+
+
+def test_a_classic_restart_is_not_listed_and_a_one_seat_room_cannot_take_the_lobby_down(redis_url: str) -> None:
+    """A classic game's restart is a rematch, and rematches are listed: not a game of one seat.
+    One listed anyway (as before) is dropped from the list instead of failing every read."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    settings = app_settings(redis_url=redis_url, secret_key="lobby-test")
+    with TestClient(create_app(settings)) as client:
+        state = client.app.state  # type: ignore[attr-defined]
+        made = client.post("/api/v1/guests", json={"name": unique("Sol")}).json()
+        auth = {"authorization": f"Bearer {made['token']}"}
+        first = client.post("/api/v1/solo", json={"preset": "beginner"}, headers=auth).json()["id"]
+        assert client.post(f"/api/v1/games/{first}/resign", headers=auth).status_code == 200
+        again = client.post(f"/api/v1/games/{first}/rematch", headers=auth)
+        assert again.status_code == 201
+        restart = again.json()["id"]
+
+        async def listed_and_read() -> tuple[list[str], list[str], Lobby, list[str]]:
+            before = await state.store.listed_rooms(10_000)
+            await state.store.list_room(restart, time.time_ns() // 1_000_000)  # as an older process listed it
+            listed = await state.store.listed_rooms(10_000)
+            lobby = await read_lobby(state, 0, time.time_ns() // 1_000_000)
+            return before, listed, lobby, await state.store.listed_rooms(10_000)
+
+        before, listed, lobby, after = client.portal.call(listed_and_read)  # type: ignore[union-attr]
+        assert restart not in before  # never listed by the restart
+        assert restart in listed and restart not in after  # listed anyway: dropped by the read, which works
+        assert isinstance(lobby, Lobby) and client.get("/").status_code == 200
