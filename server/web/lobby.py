@@ -40,6 +40,7 @@ from engine.clock import Clock
 from ..core.computer import level_of
 from ..core.ratings import Rating, clock_category
 from ..core.room import Room, Status
+from ..outage import redis_down
 from ..store.presence import attendance_of
 from . import i18n
 from .view_model import player_names, score_pair_text
@@ -258,8 +259,9 @@ class LobbyFeed:
                         self._send(watcher, lobby)
                 else:
                     await self._report_online()
-            except Exception as exc:  # Redis away: the lobby shows what it had
-                log.warning("lobby read failed: %s", type(exc).__name__)
+            except Exception as exc:  # the lobby shows what it had, and tries again next period
+                if not redis_down(getattr(self.state, "metrics", None), "lobby", exc):
+                    log.exception("lobby read failed")  # not Redis: a bug, logged as one
             self._wake.clear()
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self.interval_s if self.watchers else ONLINE_REPORT_S)

@@ -4,10 +4,13 @@ socket of any process; a challenge vanishes when its creator leaves; the compute
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import re
 import time
 import warnings
 from collections.abc import Callable
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -214,3 +217,34 @@ def test_a_classic_restart_is_not_listed_and_a_one_seat_room_cannot_take_the_lob
         assert restart not in before  # never listed by the restart
         assert restart in listed and restart not in after  # listed anyway: dropped by the read, which works
         assert isinstance(lobby, Lobby) and client.get("/").status_code == 200
+
+
+def test_a_bug_in_a_lobby_read_is_logged_as_one_and_the_feed_goes_on(caplog: pytest.LogCaptureFixture) -> None:
+    """Redis away is a warning (``redis_error``); anything else is a bug: logged with its
+    traceback, and the feed tries again next period rather than stopping."""
+
+    class Broken:
+        calls = 0
+
+        async def set_online(self, *_args: object) -> int:
+            Broken.calls += 1
+            raise IndexError("a bug")
+
+    async def run() -> None:
+        state = SimpleNamespace(store=Broken(), metrics=None)
+        feed = LobbyFeed(state, render=lambda lobby, _p: {}, interval_s=0.02, players_connected=set, process_id="p")
+        feed.watch(LobbyWatcher(None, lambda html: True))
+        task = asyncio.create_task(feed.run())
+        for _ in range(100):  # bounded: 2 s
+            if Broken.calls >= 2:
+                break
+            await asyncio.sleep(0.02)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    with caplog.at_level(logging.WARNING, logger="mineduel.lobby"):
+        asyncio.run(run())
+    assert Broken.calls >= 2  # it went on
+    failures = [r for r in caplog.records if r.name == "mineduel.lobby" and "lobby read failed" in r.getMessage()]
+    assert failures and all(r.levelno == logging.ERROR and r.exc_info for r in failures)
