@@ -323,6 +323,8 @@ def _offer_rematch(room: Room, actor: Player | None) -> Decision:
     seat = _finished_seat(room, actor, "offer a rematch")
     if isinstance(seat, Refusal):
         return seat
+    if open_seat(room.players) is not None:  # a challenge called off before anybody took it
+        return Refusal(Refused.NOT_PLAYING, "nobody took the other seat: there is nobody to play a rematch with", room)
     if room.rematch is not None or room.rematch_offer == seat:
         return Unchanged(room)
     if room.rematch_offer is not None:

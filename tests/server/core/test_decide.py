@@ -112,6 +112,12 @@ def test_joining_fills_the_empty_seat_and_the_first_move_is_due() -> None:
     assert room.players == (ANNA, None)  # the old room is untouched
 
 
+def test_a_challenge_called_off_before_anybody_sat_down_has_no_rematch() -> None:
+    called_off = committed(decide(waiting(), ANNA, Play(Abort()), None, T0))
+    assert called_off.status is Status.OVER
+    assert "nobody" in refused(called_off, ANNA, OfferRematch(), None, T0, Refused.NOT_PLAYING).message
+
+
 def test_joining_twice_changes_nothing_and_a_full_room_refuses() -> None:
     room = waiting()
     assert decide(room, ANNA, Join(), None, T0) == Unchanged(room)
