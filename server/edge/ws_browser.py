@@ -80,12 +80,13 @@ async def _heartbeat(conn: BrowserConn, hub: Any, html: HtmlCodec, room_id: str,
     while not conn.closed:
         await asyncio.sleep(period)
         room = hub.room(room_id)
-        if ratings is not None and hub.connected:
+        reachable = hub.reachable
+        if ratings is not None and reachable:
             cards = await _labels(conn, ratings, html, room)
             if cards and not conn.push(cards):
                 conn.close(SLOW, "too slow: reconnect to resync")
                 return
-        if not hub.connected:  # Redis unreachable: the banner, not a clock that may be stale
+        if not reachable:  # Redis unreachable (or hanging): the banner, not a clock that may be stale
             frame = html.heartbeat(interrupted=True)
         else:
             timed = room is not None and (room.clock is not None or room.kind == "classic")

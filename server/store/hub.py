@@ -109,6 +109,13 @@ class Hub:
         return self.link.connected.is_set()
 
     @property
+    def reachable(self) -> bool:
+        """The store answers as far as this process knows: the pub/sub link is up and the last
+        store call did not fail for want of it. Why both: a store that hangs keeps the link's
+        connection open while every call times out (its process stopped, a full disk)."""
+        return self.connected and not self.rooms.outages.down
+
+    @property
     def reconnects(self) -> int:
         return self.link.reconnects
 

@@ -46,7 +46,17 @@ class Store:
         self.server.process = None
 
     def stop(self) -> None:
+        self.resume()
         self.server.stop()
+
+    def pause(self) -> None:
+        """SIGSTOP: the store hangs, its connections stay open (a stopped process, a full disk)."""
+        assert self.server.process is not None
+        self.server.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if self.server.process is not None:
+            self.server.process.send_signal(signal.SIGCONT)
 
     def start(self) -> None:
         self.server = EmbeddedRedis(self.base, port=self.port).start()
@@ -172,3 +182,35 @@ async def test_redis_outage_is_shown_refuses_moves_and_heals_itself(start_server
         await browser.close()
         await bots.close()
     assert_log_matches(bots, stored_log(store.url, game_id))  # the log is the referee's game, nothing more
+
+
+async def test_a_hanging_store_shows_the_banner_until_it_answers_again(start_server, store):
+    """A store that hangs keeps the pub/sub connection open; its calls time out (5 s): the
+    browser's heartbeat shows "service interrupted" from the first failed call, and clears
+    once the store answers."""
+    server = start_server(REDIS_URL=store.url)
+    async with Api(server.url) as api:
+        game_id, _anna, _ben = await seated_game(api, 5)
+    ws_base = server.url.replace("http://", "ws://")
+    browser = await connect(f"{ws_base}/g/{game_id}/ws", origin=server.url)  # a spectator's page
+    try:
+        assert (await asyncio.wait_for(browser.recv(), 10)).startswith("<!--snapshot-->")
+        for _ in range(20):  # the first heartbeat: the socket is attached (a hang before that is a refused connect)
+            if 'id="hb"' in await asyncio.wait_for(browser.recv(), 10):
+                break
+        store.pause()
+        for _ in range(60):  # heartbeats, one a second: bounded at a minute
+            if "Service interrupted" in await asyncio.wait_for(browser.recv(), 15):
+                break
+        else:
+            raise AssertionError("no service-interrupted banner while the store hangs")
+        store.resume()
+        for _ in range(60):
+            if "Service interrupted" not in await asyncio.wait_for(browser.recv(), 15):
+                break
+        else:
+            raise AssertionError("the banner stayed after the store answered again")
+    finally:
+        store.resume()
+        await browser.close()
+
