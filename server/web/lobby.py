@@ -9,9 +9,10 @@ round trips (the rooms, then their presence hashes) and keeps:
   or gone for less than :data:`GONE_GRACE_MS`, which covers a reload; a creator who never
   connected is given :data:`NEVER_CAME_MS`). A challenge whose creator left drops out of the
   list at once, and the room stays reachable by its link;
-- **live games**: rooms being played, with names, ratings (rated games), score, time
-  control and spectators;
-- **counts**: players online over all processes, games in play among the listed ones.
+- **live games**: rooms being played that somebody is at (a person connected, gone less than
+  the claim's grace, or not yet come since the game began), with names, ratings (rated games),
+  score, time control and spectators;
+- **counts**: players online over all processes, live games among the listed ones.
 
 Finished and vanished rooms are unlisted as they are met. :class:`LobbyFeed` is the
 per-process loop: every ``interval_s`` while anybody watches the lobby it reads the lobby once,
@@ -38,6 +39,7 @@ from engine import SPECTATOR
 from engine.clock import Clock
 
 from ..core.computer import level_of
+from ..core.decide import LEAVE_GRACE_MS
 from ..core.ratings import Rating, clock_category
 from ..core.room import Room, Status
 from ..outage import redis_down
@@ -108,9 +110,10 @@ async def read_lobby(state: Any, online: int, now_ms: int) -> Lobby:
     for room, hash_fields in zip(shown, fields, strict=True):
         attendance, ever = attendance_of(hash_fields)
         if room.status is Status.PLAYING:
-            playing += 1
-            if len(live) < LIVE_ROWS:
-                live.append(_live_row(room, ratings, attendance.spectators))
+            if _somebody_at_the_board(room, attendance.away_since, ever, now_ms):
+                playing += 1
+                if len(live) < LIVE_ROWS:
+                    live.append(_live_row(room, ratings, attendance.spectators))
         elif _creator_here(room, attendance.away_since, ever, now_ms):
             challenges.append(_challenge_row(room, ratings))
     stale = [i for i in ids if i not in rooms or not _listable(rooms[i])]
@@ -124,6 +127,25 @@ def _listable(room: Room) -> bool:
     """A room the lobby shows: a duel not over. A room of one seat never belongs there (one
     listed before ``Aftermath.list`` refused them took the lobby down for every reader)."""
     return room.status is not Status.OVER and len(room.players) == 2
+
+
+def _somebody_at_the_board(room: Room, away_since: tuple[int | None, ...], ever: tuple[bool, bool],
+                           now_ms: int) -> bool:
+    """A game being played is live while one of its people is at it: connected, or gone less
+    than :data:`LEAVE_GRACE_MS` (the claim's grace: a reload, a short drop), or not yet come
+    for :data:`NEVER_CAME_MS` after both sat down (pages opening). Why: an untimed game both
+    players left stays "playing" for days; listed, it is a live game nobody plays."""
+    for seat, player in enumerate(room.players):
+        if player is None or level_of(player) is not None:
+            continue  # a computer is always there: it says nothing about a person playing
+        if not ever[seat]:
+            if now_ms - (room.seated_ms or room.created_ms) < NEVER_CAME_MS:
+                return True
+            continue
+        since = away_since[seat]
+        if since is None or now_ms - since < LEAVE_GRACE_MS:
+            return True
+    return False
 
 
 def _creator_here(room: Room, away_since: tuple[int | None, ...], ever: tuple[bool, bool], now_ms: int) -> bool:
