@@ -61,9 +61,12 @@ class SoloSession:
             return
         else:
             move = Reveal(msg.cell)
+        if not isinstance(move, Chord):  # a chord leaves its own cell as it is (and focused)
+            self.conn.refocus = msg.cell  # the frame that shows the move brings focus back to the cell
         try:
             await self.rooms.act(self.room_id, self.player, Play(move), None, started)
         except RoomRefused as exc:
+            self.conn.refocus = None
             self.notice(NOTICES.get(exc.code, exc.message), "info" if exc.code in HINTS else "error")
             return
         self.notice("")

@@ -159,6 +159,13 @@ class HtmlCodec(ConnectionHtml):
         replayed = "".join(parts[k] for k in REPLAYED)
         return f"{SNAPSHOT_MARK}{rest}{title}{REPLAY_MARK}{replayed}{REPLAY_END}{parts['rematch-area']}"
 
+    def focus(self, room: Room, viewer: int, cell: tuple[int, int], selected: tuple[tuple[int, int], str] | None,
+              goto: bool = False) -> str:
+        """:meth:`ConnectionHtml.focus`, or a classic game's (:meth:`SoloHtml.focus`)."""
+        if room.kind == "classic":
+            return self.solo.focus(room, viewer, cell)
+        return super().focus(room, viewer, cell, selected, goto)
+
     def update(self, old: Room, new: Room, viewer: int, events: Sequence[Event]) -> str:
         if new.kind == "classic":
             return self.solo.update(old, new, viewer, events)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from markupsafe import Markup
@@ -108,6 +108,12 @@ class SoloHtml(RoomMacros):
 
     def snapshot(self, room: Room, viewer: int) -> str:
         return SNAPSHOT_MARK + "".join(self.areas(room, viewer).values())
+
+    def focus(self, room: Room, viewer: int, cell: tuple[int, int]) -> str:
+        """Cell ``cell`` again with ``autofocus``: the frame that showed this page's move
+        swapped the focused button out (``BrowserConn.refocus``), so focus follows the cell."""
+        look = solo_cell(room.view(viewer), *cell, playing(room, viewer))
+        return str(self.m.cell(replace(look, autofocus=True)))
 
     def update(self, old: Room, new: Room, viewer: int, events: Sequence[Event]) -> str:
         if new.status is Status.OVER or old.status is not new.status or old.players != new.players:

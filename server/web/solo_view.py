@@ -45,6 +45,8 @@ class SoloCell:
     text: str = ""
     playable: bool = False
     """A button that sends ``cell=r-c``: a hidden cell, or an open number (a chord)."""
+    autofocus: bool = False
+    """Keyboard focus goes here once it is swapped in (the cell this page just played)."""
 
     @property
     def id(self) -> str:

@@ -1,0 +1,50 @@
+"""The classic game by keyboard in Chromium: the cell just played keeps the focus (the frame
+that shows the move swaps its button out; the page's own frame brings the focus back), so
+Enter on a flagged cell takes the flag away again, and play goes on from where it was."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import Person
+from .test_solo_browser import start_solo
+
+pytestmark = pytest.mark.browser
+
+
+def focused(person: Person) -> str:
+    return person.page.evaluate("() => document.activeElement && document.activeElement.id") or ""
+
+
+def press_and_wait(person: Person, key: str) -> None:
+    """Press ``key`` on the focused cell and wait (bounded) for the frame that answers."""
+    seen = len(person.frames)
+    person.page.keyboard.press(key)
+    for _ in range(600):
+        if any('id="seen-v"' in f or 'id="notice"' in f for f in person.frames[seen:]):
+            person.page.wait_for_timeout(100)  # the page's own focus frame follows the hub's
+            return
+        person.page.wait_for_timeout(25)
+    raise AssertionError(f"no answer after pressing {key}")
+
+
+def test_the_cell_just_played_keeps_the_keyboard_focus(browser, web_server):
+    anna = Person.open(browser, web_server.url, "Anna")
+    try:
+        start_solo(anna, seed=31, no_guess=False)
+        anna.page.focus("#cell-0-8")
+        anna.page.check("input[name=mode][value=flag]")
+        anna.page.focus("#cell-0-8")
+        press_and_wait(anna, "Enter")
+        assert "flag" in (anna.page.get_attribute("#cell-0-8", "class") or "")
+        assert focused(anna) == "cell-0-8"
+        press_and_wait(anna, "Enter")  # the same key again: the flag goes
+        assert "flag" not in (anna.page.get_attribute("#cell-0-8", "class") or "")
+        assert focused(anna) == "cell-0-8"
+        anna.page.check("input[name=mode][value=reveal]")
+        anna.page.focus("#cell-4-4")
+        press_and_wait(anna, "Enter")  # the first reveal opens an area: the cell is open, still focused
+        assert "open" in (anna.page.get_attribute("#cell-4-4", "class") or "")
+        assert focused(anna) == "cell-4-4"
+    finally:
+        anna.close()
