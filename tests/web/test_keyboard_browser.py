@@ -35,6 +35,18 @@ def seed_with_safe_corners() -> int:
     raise AssertionError("no seed")
 
 
+FOCUS_RING = """(cell) => {
+  const css = getComputedStyle(cell);
+  const colour = (value) => { const probe = document.createElement('i'); probe.hidden = true;
+    cell.after(probe); probe.style.setProperty('color', value); const c = getComputedStyle(probe).color; probe.remove(); return c; };
+  const root = getComputedStyle(document.documentElement);
+  return {focusVisible: cell.matches(':focus-visible'), outline: css.outlineColor, offset: css.outlineOffset,
+          shadow: css.boxShadow, white: colour('#fff'), focus: colour(root.getPropertyValue('--focus').trim()),
+          last: colour(root.getPropertyValue('--last').trim())};
+}"""
+"""A cell's focus ring as computed, with the colours it is compared to (resolved by the page)."""
+
+
 def focused(page: object) -> str:
     return page.evaluate("document.activeElement ? document.activeElement.id : ''")
 
@@ -79,6 +91,14 @@ def test_the_keyboard_reaches_any_cell_selects_confirms_and_keeps_focus(browser,
         expect(page.locator("#cell-10-10.open")).to_be_attached()
         expect(page.locator("#cell-10-10")).to_be_focused()
         assert page.evaluate("document.activeElement.getAttribute('aria-disabled')") == "true"
+        # ... and shows the focus ring, not only the last move's orange outline (which came
+        # later in the stylesheet and replaced it; an open cell's inset edge replaced its halo)
+        expect(page.locator("#cell-10-10")).to_have_class(re.compile(r"\blast\b"))
+        ring = page.locator("#cell-10-10").evaluate(FOCUS_RING)
+        assert ring["focusVisible"], ring
+        assert ring["outline"] == ring["white"] and ring["offset"] == "1px", ring  # white, around the cell
+        assert ring["focus"] in ring["shadow"] and "0px 0px 0px 6px" in ring["shadow"], ring  # the blue halo
+        assert ring["outline"] != ring["last"] and ring["last"] in ring["shadow"], ring  # last move: an inset
 
         # Ben: Alt+G, a1, Enter, Enter selects, one Tab reaches Confirm, Enter plays
         bp = ben.page

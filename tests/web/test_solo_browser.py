@@ -11,6 +11,7 @@ from engine.classic import numbers_of
 from engine.geometry import geometry
 
 from .conftest import Person
+from .layout import header_misses, lines, outside, page_overflow
 
 pytestmark = pytest.mark.browser
 
@@ -119,3 +120,57 @@ def test_a_chord_on_a_wrong_flag_loses_and_shows_the_fatal_mine_and_the_crossed_
         anna.shot(artifacts / "solo-lost-1280.png")
     finally:
         anna.close()
+
+
+PHONES = (320, 375, 414)
+CELL_WIDTHS = "() => [...document.querySelectorAll('#board .cell')].map((c) => c.getBoundingClientRect().width)"
+SCROLLS = """() => { const box = document.querySelector('#board').parentElement;
+  return ['auto', 'scroll'].includes(getComputedStyle(box).overflowX) && box.scrollWidth > box.clientWidth }"""
+"""Whether the board scrolls sideways in the box around it."""
+
+
+def test_big_boards_keep_fingertip_cells_and_scroll_in_their_box_on_a_phone(browser, web_server, artifacts):
+    """Expert (30×16) and Intermediate (16×16) shrank to the window: 9.7 px and 19.9 px cells at
+    375 px. Now the cells are 24 px at least and the board scrolls sideways in its own box; the
+    page does not, and its counter, timer, modes, restart and header (its language switch
+    too: the room pages' nav scrolled it out of sight) stay in the window, in both languages.
+    The timer keeps its number and unit on one line ("1,37 s" left its "s" alone in German)."""
+    for lang in ("en", "de"):
+        person = Person.open(browser, web_server.url, "Cleo", viewport={"width": 375, "height": 667},
+                             extra_http_headers={"accept-language": lang})
+        try:
+            for preset in ("expert", "intermediate"):
+                room_id = start_solo(person, seed=12, no_guess=False, preset=preset)
+                click(person, (0, 0))  # the clock runs
+                misses = []
+                for width in PHONES:
+                    person.page.set_viewport_size({"width": width, "height": 667})
+                    person.page.wait_for_timeout(50)
+                    where = f"{lang} {preset} {width}"
+                    narrowest = min(person.page.evaluate(CELL_WIDTHS))
+                    if narrowest < 24:
+                        misses.append(f"{where}: cells {narrowest:.1f} px wide")
+                    if page_overflow(person) > 0:
+                        misses.append(f"{where}: the page scrolls sideways by {page_overflow(person)} px")
+                    if not person.page.evaluate(SCROLLS):
+                        misses.append(f"{where}: the board does not scroll in its box")
+                    misses += [f"{where}: {m}" for m in outside(person, "#status, #counter, #timer, #modes, #restart, #play")]
+                    misses += [f"{where} header: {m}" for m in header_misses(person)]
+                    if lines(person, "#timer") != 1:
+                        misses.append(f"{where}: the timer takes {lines(person, '#timer')} lines")
+                    person.shot(artifacts / f"solo-{preset}-{lang}-{width}.png", full_page=False)
+                assert misses == [], misses
+                if preset == "intermediate":  # the end: the time and its unit on one line
+                    mine = min(layout(web_server.url, room_id))
+                    person.page.set_viewport_size({"width": 375, "height": 667})
+                    click(person, mine)
+                    person.page.wait_for_selector("#status.lost")
+                    for width in PHONES:
+                        person.page.set_viewport_size({"width": width, "height": 667})
+                        person.page.wait_for_timeout(50)
+                        assert lines(person, "#stat-time") == 1 and lines(person, "#timer") == 1, (lang, width)
+                        assert page_overflow(person) == 0, (lang, width)
+                    person.shot(artifacts / f"solo-lost-{lang}-414.png")
+            person.assert_clean()
+        finally:
+            person.close()
