@@ -85,6 +85,7 @@ class SoloHtml(RoomMacros):
         now = now_ms() if at_ms is None else at_ms
         name = display_name(room.players[0].name) if room.players[0] else _("The player")
         can_play = playing(room, viewer)
+        stats = solo_stats(room)  # the end screen's, with its "Play again" (then no Restart beside the board)
         m = self.m
         return {
             "status": m.status(solo_status(room, viewer, name)),
@@ -95,16 +96,14 @@ class SoloHtml(RoomMacros):
             "board": m.board(solo_cells(view, can_play), view, can_play, board_label(view)),
             "counter": m.counter(view.mines_left),
             "timer": self.timer(room, now),
-            "endgame": m.endgame(solo_stats(room), room.id, restart_of(room), viewer == 0),
+            "endgame": m.endgame(stats, room.id, restart_of(room), viewer == 0),
+            "restart-area": m.restart_area(restart_of(room) if viewer == 0 and stats is None else None),
             "fair": m.fair(view),
         }
 
     def timer(self, room: Room, now: int) -> Markup:
         over = room.status is Status.OVER
         return self.m.timer(timer_text(room.elapsed_ms(now), over), room.started_ms is not None and not over)
-
-    def restart_form(self, room: Room) -> Markup:
-        return self.m.restart_form(restart_of(room), _("Restart"), "restart")
 
     def snapshot(self, room: Room, viewer: int) -> str:
         return SNAPSHOT_MARK + "".join(self.areas(room, viewer).values())

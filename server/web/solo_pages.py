@@ -140,7 +140,7 @@ def solo_room_page(request: Request, web: Web, room: Room, me: Player | None, vi
         ws_url=socket_ticket.render_socket_url(room.id, request.app.state.rooms.now_ms()),
         seated=viewer == 0, areas={**html.solo.areas(room, viewer), "reconnect": reconnect_area(html.m, request)},
         spectators=html.m.spectators(watchers),
-        restart=html.solo.restart_form(room), board_title=title_of(room),
+        board_title=title_of(room),
     )
 
 

@@ -8,6 +8,7 @@ import re
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -305,3 +306,25 @@ def test_the_leaderboard_page_shows_the_board_the_api_defaults_to(client: TestCl
     german = client.get("/solo/leaderboard", params={"period": "all"}, headers={"accept-language": "de"}).text
     assert "<h1>Bestenliste Anfänger (klassisch, alle Zeiten)</h1>" in german
     assert ">alle Zeiten</a>" in german and "aller Zeiten" not in german
+
+
+def test_a_classic_game_s_restart_is_the_player_s_until_the_end_screen(client: TestClient) -> None:
+    """Restart beside the board is the player's only, and stays while there is no end screen
+    (a game given up before its first click has none); the end screen's Play again replaces it
+    (tests/web/test_solo_browser.py sees that in a won game)."""
+    cookie = named(client, "Sol")
+    client.cookies.update(cookie)
+    made = client.post("/solo", data={"preset": "beginner"}, headers={"origin": BASE})
+    room_url = made.headers["location"]
+    page = client.get(room_url).text
+    assert 'id="restart-area"' in page and 'id="restart"' in page and 'id="again"' not in page
+    client.cookies.clear()
+    watching = client.get(room_url).text
+    assert 'id="restart-area"' in watching and 'id="restart"' not in watching
+    client.cookies.update(cookie)
+    token = client.app.state.web.token_of(SimpleNamespace(cookies=cookie))  # type: ignore[attr-defined]  # the page's guest
+    assert client.post(f"/api/v1/games/{room_url.rsplit('/', 1)[1]}/resign",
+                       headers={"authorization": f"Bearer {token}"}).status_code == 200
+    given_up = client.get(room_url).text  # before the first click: no end screen, Restart stays
+    assert 'id="restart"' in given_up and 'id="again"' not in given_up
+    client.cookies.clear()

@@ -85,6 +85,8 @@ def test_a_no_guess_beginner_board_is_won_by_clicks_and_reaches_the_leaderboard(
             assert anna.text(stat).strip()
         time_text = anna.text("#stat-time")
         assert time_text.endswith(" s") and len(time_text.split(".")[1]) == 4  # "12.34 s": two decimals
+        assert anna.page.query_selector("#again") is not None  # the end screen's Play again...
+        assert anna.page.query_selector("#restart") is None  # ...took the Restart's place
         watcher.page.wait_for_selector("#status.won")  # the spectator saw it live
         anna.shot(artifacts / "solo-won-1280.png")
         anna.page.goto(f"{web_server.url}/solo/leaderboard?preset=beginner&mode=no-guess")
