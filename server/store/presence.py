@@ -9,7 +9,9 @@ claim the game after a grace period: ``server.core.decide.Claim``). A change pub
 pushes it to its local connections (the spectator count, "your opponent left"). The changes
 of one room within :data:`GATHER_S` are written (and published) once.
 
-A player whose process died is seen as gone once its field expired (up to one TTL late).
+A player whose process died is seen as gone once its field expired and a refresh of another
+process with sockets in the room noticed it (up to one TTL and one refresh period late), which
+publishes it.
 """
 
 from __future__ import annotations
@@ -151,7 +153,10 @@ class Presence:
                     break
 
     async def _refresh(self, rooms: list[str]) -> bool:
-        """Write the fields of those of ``rooms`` that still have local connections; False if
+        """Write the fields of those of ``rooms`` that still have local connections, and publish
+        the attendance of those whose attendance changed without anybody arriving or leaving
+        here: another process's fields expired (it died with sockets), so its players are away
+        now and every process's sockets must hear it (nothing else would tell them). False if
         Redis failed (logged)."""
         for start in range(0, len(rooms), REFRESH_BATCH):
             batch = [(room_id, (c[0], c[1], c[2])) for room_id in rooms[start:start + REFRESH_BATCH]
@@ -164,8 +169,16 @@ class Presence:
             except Exception as exc:  # Redis away: one line per pass, not one per room
                 redis_down(self.metrics, "presence", exc, room=batch[0][0])
                 return False
+            changed = [(room_id, attendance) for (room_id, _counts), attendance in zip(batch, heard)
+                       if attendance != self._heard.get(room_id)]
             for (room_id, _counts), attendance in zip(batch, heard):
                 self._heard[room_id] = attendance
+            try:
+                for room_id, attendance in changed:  # a field that expired: a process died with sockets
+                    await self.store.publish_presence(room_id, attendance)
+            except Exception as exc:
+                redis_down(self.metrics, "presence", exc, room=changed[0][0])
+                return False
         return True
 
     def _next_write(self, room_id: str) -> asyncio.Future[Attendance]:

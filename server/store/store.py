@@ -305,6 +305,11 @@ class Store:
         calls = [_presence_call(room_id, process_id, counts, ttl_s, now_ms, False) for room_id, counts in rooms]
         return [_attendance(text) for text in await self.link.evalsha_many(scripts.PRESENCE, calls)]
 
+    async def publish_presence(self, room_id: str, attendance: Attendance) -> None:
+        """Publish ``attendance`` on the room's channel as the ``PRESENCE`` script does (``P``
+        and its text): for a change no write of this process made (another one's fields expired)."""
+        await self.link.execute("PUBLISH", channel(room_id), "P" + attendance.to_text())
+
     async def claim_ticket(self, ticket: str, ttl_ms: int) -> bool:
         """Mark a room page's socket ticket used (``SET NX``, expiring after ``ttl_ms``): True
         the first time, False when a socket claimed it before (:mod:`server.web.socket_ticket`)."""

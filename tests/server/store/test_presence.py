@@ -7,13 +7,21 @@ from __future__ import annotations
 import asyncio
 import itertools
 
+import redis.asyncio as aioredis
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import SPECTATOR
 from server.metrics import Metrics
-from server.store.messages import Attendance
-from server.store.presence import GATHER_S, REFRESH_BATCH, REFRESH_SLICES, Presence, attendance_of
+from server.store.keys import channel
+from server.store.messages import Attendance, is_presence, presence_of
+from server.store.presence import (
+    GATHER_S,
+    REFRESH_BATCH,
+    REFRESH_SLICES,
+    Presence,
+    attendance_of,
+)
 from server.store.store import Store
 from server.tasks import stop_tasks
 
@@ -266,3 +274,42 @@ def test_a_pass_stops_at_the_first_failure_until_its_period_is_over(redis_url: s
             await store.close()
 
     asyncio.run(run())
+
+
+def test_a_process_that_died_with_sockets_is_announced_by_the_others_refresh(redis_url: str) -> None:
+    """Ben's socket was on a process that died: its field expires, and the next refresh of the
+    process holding Anna's socket finds seat 1 away and publishes it, so every process's
+    sockets hear "your opponent left" (no arrival or departure would have told them)."""
+
+    async def run() -> list[bytes]:
+        store = Store(redis_url)
+        here = Presence(store, Metrics(), process_id="survivor", ttl_s=3)
+        dead = Presence(store, Metrics(), process_id="dead", ttl_s=1, gather_s=0)
+        room_id = f"died-{next(ROOMS)}"
+        client = aioredis.Redis.from_url(redis_url)
+        pubsub = client.pubsub()
+        heard: list[bytes] = []
+        try:
+            await here.arrive(room_id, 0)
+            await dead.arrive(room_id, 1)  # then its process dies: no leave(), no refresh
+            assert (await here.read(room_id)).away_since == (None, None)  # both here
+            await pubsub.subscribe(channel(room_id))  # what is published from now on
+            refresher = asyncio.create_task(here.run())
+            for _ in range(80):  # bounded: 8 s (the dead field lives 1 s; a refresh pass is 1 s)
+                message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.1)
+                if message is not None:
+                    heard.append(message["data"])
+                    if presence_of(message["data"]).away_since[1] is not None:
+                        break
+            refresher.cancel()
+            await asyncio.gather(refresher, return_exceptions=True)
+            assert here.attendance(room_id).away_since[1] is not None
+        finally:
+            await pubsub.aclose()
+            await client.aclose()
+            await store.close()
+        return heard
+
+    heard = asyncio.run(run())
+    gone = [presence_of(m) for m in heard if is_presence(m) and presence_of(m).away_since[1] is not None]
+    assert gone and gone[-1].away_since[0] is None  # Anna is still here, Ben is away
