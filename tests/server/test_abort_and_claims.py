@@ -9,7 +9,6 @@ import pytest
 import redis
 
 from engine import Explore
-from engine.clock import Clock
 from server.client import ApiError, GameSocket, Guest
 from server.core.room import Player
 from server.edge import new_game
@@ -53,13 +52,14 @@ async def test_either_player_aborts_until_both_have_moved(api, live_server):
 async def begun_long_ago(api, redis_url: str, ago_ms: int) -> tuple[str, Guest, Guest]:
     """A game Anna and Ben sat down to and each moved in ``ago_ms`` ago: made and played by a
     room service of the test's own whose clock is that far behind (the server then loads it from
-    Valkey like any other game)."""
+    Valkey like any other game). Untimed: the server's sweeper would otherwise abort it, its
+    first-move window long past, between the test's commits."""
     anna, ben = await api.guest(unique("Anna")), await api.guest(unique("Ben"))
     seats = (Player(anna.id, anna.name), Player(ben.id, ben.name))
     store = Store(redis_url)
     try:
         then = RoomService(store, RoomCache(), Metrics(), now_ms=lambda: time.time_ns() // 1_000_000 - ago_ms)
-        room = await then.create(new_game.duel("brettspielnetz", 6), seats, Clock.new(300_000, 0))
+        room = await then.create(new_game.duel("brettspielnetz", 6), seats)
         room = await then.play(room.id, seats[0], Explore((4, 4)), room.version)
         await then.play(room.id, seats[1], Explore((0, 0)), room.version)
     finally:
