@@ -84,8 +84,18 @@ def reply(room: Room) -> Move:
     if level is None:
         raise ValueError("no computer is to move here")
     seat = room.game.to_move
-    rng = random.Random(f"{room.id}:{room.version}")  # replayable, and never the layout's source
-    return bot_move(room.view(seat), level, rng)  # type: ignore[arg-type]  # a duel's View
+    return bot_move(room.view(seat), level, answer_rng(room))  # type: ignore[arg-type]  # a duel's View
+
+
+def answer_rng(room: Room) -> random.Random:
+    """The random source of the computer's answer at this version: the same in every process
+    (so any process may answer, and a retry answers alike), never the layout's source, and
+    secret until the end: seeded with the duel's commitment salt too. Why the salt: seeded by the
+    public room id and version alone, an opponent or a spectator replayed every choice of the
+    computer (the strong one's guessed marks included) and so learned which of its marks were
+    wrong, a secret, and that those cells are safe."""
+    salt = room.game.setup.salt  # type: ignore[attr-defined]  # the computer plays duels only
+    return random.Random(f"{salt}:{room.id}:{room.version}")
 
 
 def slow_to_answer(room: Room) -> bool:
