@@ -94,6 +94,15 @@ def prepared(game: Game, move: Move) -> Game:
     return game.prepared(move)
 
 
+def worth_preparing(room: Room, actor: Player | None, command: Play, seen_version: int | None) -> bool:
+    """Whether to do ``command``'s costly part ahead (``Game.prepared``): only for the seat's own
+    move on the version it saw. Why: a spectator's or a stale click is refused by ``decide``
+    anyway, and preparing it first let anybody keep the one worker busy (seconds a search on a
+    large no-guess board) for everybody's first clicks and the computer's answers."""
+    return (room.seat_of(actor) is not None and seen_version in (None, room.version)
+            and room.game.costly(command.move))
+
+
 class RoomService:
     def __init__(self, store: Store, cache: RoomCache, metrics: Metrics, *, retries: int = 8,
                  retention: Retention = Retention(), now_ms: Callable[[], int] = wall_ms,
@@ -191,7 +200,7 @@ class RoomService:
                 room = await self.load(room_id)  # the cache may be behind the version the client saw
             else:
                 self._counts["cache_hits"] += 1
-            if isinstance(command, Play) and room.game.costly(command.move):  # e.g. a no-guess layout
+            if isinstance(command, Play) and worth_preparing(room, actor, command, seen_version):
                 room = room.evolve(game=await self.offload.run(prepared, room.game, command.move))
             now = self.now_ms()  # after the preparing: its time is nobody's
             outages = self.outages.outages(now)

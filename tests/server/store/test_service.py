@@ -259,6 +259,10 @@ async def test_a_no_guess_layout_s_drawing_time_is_not_the_player_s(redis_url: s
     try:
         me = Player("g" + secrets.token_hex(5), "Sol")
         room = await rooms.create(new_game.classic(16, 16, 40, no_guess=True, seed=4), (me,))
+        for stranger, seen in ((Player("g" + secrets.token_hex(5), "Spy"), room.version), (me, room.version + 5)):
+            with pytest.raises(RoomRefused):  # a spectator's click, a stale one: refused, and nothing searched
+                await rooms.play(room.id, stranger, Reveal((8, 8)), seen)
+        assert offload.runs == 0
         clicked_at = clock[0]
         played = await rooms.play(room.id, me, Reveal((8, 8)), room.version)
         assert offload.runs == 1 and played.started_ms == clicked_at + 1_800
