@@ -96,7 +96,14 @@ class Play:
 class Tick:
     """The server (the sweeper of any process) does what has fallen due (:mod:`server.core.due`):
     aborts a game whose first move did not come, ends one whose flag fell, plays a computer's
-    answer. Nothing due: :class:`Unchanged`."""
+    answer. Nothing due: :class:`Unchanged`.
+
+    ``answer``: the computer's answer (:func:`~server.core.computer.reply`) already worked out
+    by the shell for this very room, else it is worked out here. Why: the strong computer thinks
+    off the loop, and its move must be decided at the time it is ready, so that its thinking
+    (and any wait for the worker) is on its own clock and never on the opponent's."""
+
+    answer: Move | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,8 +216,8 @@ def _decide(room: Room, actor: Player | None, command: Command, seen_version: in
             return _play(room, actor, move, seen_version, now_ms)
         case Join():
             return _join(room, actor, now_ms)
-        case Tick():
-            return _tick(room, now_ms)
+        case Tick(answer):
+            return _tick(room, now_ms, answer)
         case Claim(draw, gone_since_ms):
             return _claim(room, actor, draw, gone_since_ms, now_ms)
         case OfferRematch():
@@ -276,16 +283,16 @@ def _join(room: Room, actor: Player | None, now_ms: int) -> Decision:
     return Commit(new, "join", (seat, actor.to_data()))
 
 
-def _tick(room: Room, now_ms: int) -> Decision:
+def _tick(room: Room, now_ms: int, answer: Move | None) -> Decision:
     if room.status is not Status.PLAYING:
         return Unchanged(room)
     seat = room.game.to_move
     ending = _due_end(room, now_ms)
     if ending is not None:
         return _apply(room, seat, ending, now_ms)
-    answer = answer_due(room)
-    if answer is not None and now_ms >= answer:
-        return _apply(room, seat, reply(room), now_ms)
+    due = answer_due(room)
+    if due is not None and now_ms >= due:
+        return _apply(room, seat, reply(room) if answer is None else answer, now_ms)
     return Unchanged(room)
 
 

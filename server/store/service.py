@@ -27,7 +27,7 @@ from typing import Any
 from engine import Game, Move
 from engine.clock import Clock
 
-from ..core.computer import slow_to_answer
+from ..core.computer import reply, slow_to_answer
 from ..core.decide import (
     Command,
     LinkRematch,
@@ -42,6 +42,7 @@ from ..core.decide import (
     open_room,
     rematch_players,
 )
+from ..core.due import answer_due
 from ..core.room import Player, Room, Status
 from ..metrics import Metrics
 from .aftermath import SETTLE_GRACE_MS, Aftermath
@@ -101,6 +102,16 @@ def worth_preparing(room: Room, actor: Player | None, command: Play, seen_versio
     large no-guess board) for everybody's first clicks and the computer's answers."""
     return (room.seat_of(actor) is not None and seen_version in (None, room.version)
             and room.game.costly(command.move))
+
+
+def worth_answering(room: Room, now_ms: int) -> bool:
+    """Whether a ``Tick`` should have the computer's answer worked out ahead, in the worker:
+    the strong computer's (tens of ms of search), once due. Why ahead: decided with the clock
+    read before the search and its wait for the one worker (busy with others' no-guess layouts
+    and answers), the wait was charged to the human, who could lose on time right after the
+    computer's move; decided after, the computer's clock pays for its own thinking."""
+    due = answer_due(room)
+    return slow_to_answer(room) and due is not None and now_ms >= due
 
 
 class RoomService:
@@ -200,14 +211,13 @@ class RoomService:
                 room = await self.load(room_id)  # the cache may be behind the version the client saw
             else:
                 self._counts["cache_hits"] += 1
+            deciding = command  # this attempt's: with what was worked out ahead for this room
             if isinstance(command, Play) and worth_preparing(room, actor, command, seen_version):
                 room = room.evolve(game=await self.offload.run(prepared, room.game, command.move))
-            now = self.now_ms()  # after the preparing: its time is nobody's
-            outages = self.outages.outages(now)
-            if isinstance(command, Tick) and slow_to_answer(room):
-                decision = await self.offload.run(decide, room, actor, command, seen_version, now, outages)
-            else:
-                decision = decide(room, actor, command, seen_version, now, outages)
+            elif isinstance(command, Tick) and worth_answering(room, self.now_ms()):
+                deciding = Tick(await self.offload.run(reply, room))
+            now = self.now_ms()  # after the preparing and the thinking: decided when they are done
+            decision = decide(room, actor, deciding, seen_version, now, self.outages.outages(now))
             if isinstance(decision, Refusal):
                 raise RoomRefused(decision)
             if isinstance(decision, Unchanged):

@@ -28,7 +28,7 @@ from engine import (
     Timeout,
 )
 from engine.clock import DAY_MS, Clock
-from server.core.computer import computer, pause_ms
+from server.core.computer import computer, pause_ms, reply
 from server.core.decide import (
     LEAVE_GRACE_MS,
     Claim,
@@ -309,6 +309,10 @@ def test_a_computer_answers_after_its_pause_from_its_own_view() -> None:
     answered = decide(moved, None, Tick(), None, due)
     assert isinstance(answered, Commit) and answered.detail[0] == 1 and answered.room.game.to_move == 0
     assert decide(moved, None, Tick(), None, due) == answered  # every process decides the same answer
+    ahead = decide(moved, None, Tick(reply(moved)), None, due + 1_500)  # worked out in the worker
+    assert isinstance(ahead, Commit) and ahead.room.game == answered.room.game
+    assert ahead.room.clock.since_ms == due + 1_500  # decided when ready: the computer's time
+    assert decide(moved, None, Tick(reply(moved)), None, due - 1) == Unchanged(moved)  # not due yet
 
 
 def test_a_computer_always_takes_a_rematch() -> None:

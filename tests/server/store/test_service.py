@@ -12,7 +12,9 @@ import redis.asyncio as aioredis
 from engine import Explore, Flag, Resign, Reveal
 from engine.clock import Clock
 from server.app import Parts
+from server.core.computer import computer
 from server.core.decide import DeclineRematch, Join, Play, Refused, Tick
+from server.core.due import answer_due
 from server.core.room import Player, Status
 from server.edge import new_game
 from server.metrics import Metrics
@@ -270,6 +272,36 @@ async def test_a_no_guess_layout_s_drawing_time_is_not_the_player_s(redis_url: s
                                  played.version)
         assert offload.runs == 1 and again.started_ms == played.started_ms
         assert played.game.mines == new_game.classic(16, 16, 40, no_guess=True, seed=4).prepared(Reveal((8, 8))).mines
+    finally:
+        offload.close()
+        await store.close()
+
+
+async def test_the_strong_computer_s_thinking_is_on_its_own_clock(redis_url: str) -> None:
+    """The strong computer works out its answer in the worker; the answer is decided when it
+    is ready, so the time it took (the search, and any wait for a worker busy with others'
+    work) is the computer's, and the person's clock starts when the answer is there. Decided
+    with the clock read before, a busy worker's wait was charged to the person."""
+    store = Store(redis_url)
+    clock = [1_000_000]
+    offload = SlowOffload(clock, 1_900)
+    rooms = RoomService(store, RoomCache(), Metrics(), now_ms=lambda: clock[0], offload=offload)
+    try:
+        me = Player("g" + secrets.token_hex(5), "Ada")
+        room = await rooms.create(new_game.duel("brettspielnetz", 8), (me, computer(3)), Clock.new(60_000))
+        clock[0] += 1_000
+        moved = await rooms.play(room.id, me, Explore((0, 0)), room.version)
+        assert moved.status is Status.PLAYING and moved.game.to_move == 1 and moved.clock.running == 1
+        due = answer_due(moved)
+        assert due is not None
+        clock[0] = due - 1
+        assert (await rooms.act(room.id, None, Tick())).version == moved.version and offload.runs == 0
+        clock[0] = due
+        answered = await rooms.act(room.id, None, Tick())
+        assert offload.runs == 1 and answered.version == moved.version + 1 and answered.game.to_move == 0
+        assert answered.clock.running == 0 and answered.clock.since_ms == due + 1_900  # mine from now
+        assert answered.clock.remaining(0, clock[0]) == 60_000
+        assert answered.clock.remaining_ms[1] == 60_000 - (due + 1_900 - moved.clock.since_ms)
     finally:
         offload.close()
         await store.close()
