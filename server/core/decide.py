@@ -230,12 +230,13 @@ def _decide(room: Room, actor: Player | None, command: Command, seen_version: in
 
 
 def open_room(room_id: str, game: Game, players: tuple[Player | None, ...], clock: Clock | None,
-              now_ms: int, rated: bool = False) -> Commit:
+              now_ms: int, rated: bool = False, listed: bool = True) -> Commit:
     """A new room at version 1. ``rated`` holds only between two people (a computer's games
-    are never rated)."""
+    are never rated); ``listed``: whether the lobby may list it (not a private challenge)."""
     if len(players) != game.seats:
         raise ValueError(f"a {game.kind} takes {game.seats} players, not {len(players)}")
-    room = Room(room_id, 1, game, players, clock, now_ms, seated_ms=None if open_seat(players) is not None else now_ms)
+    room = Room(room_id, 1, game, players, clock, now_ms, seated_ms=None if open_seat(players) is not None else now_ms,
+                listed=listed)
     return Commit(room.evolve(rated=rated and not has_computer(room)), "create", ())
 
 

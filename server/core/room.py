@@ -86,6 +86,9 @@ class Room:
     """The seat that offered a rematch the other has not answered yet, or ``None``."""
     rematch_declined: int | None = None
     """The seat that declined the last rematch offer (until the next offer), or ``None``."""
+    listed: bool = True
+    """Whether the lobby may list it: a private challenge (sent by its link) is not, nor are its
+    rematches (``server.store.aftermath``)."""
     _views: dict[int, GameView] = field(default_factory=dict, compare=False, repr=False)
 
     # ------------------------------------------------------------------ what renderers read
@@ -211,6 +214,7 @@ class Room:
             "moved_ms": self.moved_ms,
             "rematch_offer": self.rematch_offer,
             "rematch_declined": self.rematch_declined,
+            **_UNLISTED[self.listed],
         }
 
     @classmethod
@@ -242,10 +246,14 @@ class Room:
                 moved_ms=data.get("moved_ms"),
                 rematch_offer=data.get("rematch_offer"),
                 rematch_declined=data.get("rematch_declined"),
+                listed=data.get("listed", True) is not False,
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"malformed room: {exc!r}") from exc
 
+
+_UNLISTED: dict[bool, dict[str, bool]] = {True: {}, False: {"listed": False}}
+"""The stored form says ``listed`` only when false: every room stored before it is listed."""
 
 _FIELDS = frozenset(f.name for f in fields(Room) if f.init and f.name != "_views")
 """What :meth:`Room.evolve` may change."""

@@ -68,11 +68,12 @@ class Aftermath:
 
     async def list(self, room: Room) -> None:
         """``room`` on the lobby's list: every rematch, however it was accepted (a page's form,
-        the API, a socket's frame), and a game's first room when whoever asked for it says so
-        (a private challenge is not listed). A game of one seat (a classic game's restart) is
-        nobody's challenge or match: never listed. A convenience: the game exists either way,
-        so a failure is counted and logged, never raised (but a bug's)."""
-        if len(room.players) < 2:
+        the API, a socket's frame), and a game's first room when whoever asked for it says so,
+        unless the room is not ``listed`` (a private challenge, and its rematches). A game of one
+        seat (a classic game's restart) is nobody's challenge or match: never listed. A
+        convenience: the game exists either way, so a failure is counted and logged, never
+        raised (but a bug's)."""
+        if len(room.players) < 2 or not room.listed:
             return
         try:
             await self.store.list_room(room.id, room.created_ms)

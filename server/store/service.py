@@ -241,11 +241,13 @@ class RoomService:
         return await self.act(room_id, actor, Play(move), seen_version, started)
 
     async def create(self, game: Game, players: tuple[Player | None, ...], clock: Clock | None = None,
-                     room_id: str | None = None, rated: bool = False, recorded: bool = True) -> Room:
+                     room_id: str | None = None, rated: bool = False, recorded: bool = True,
+                     listed: bool = True) -> Room:
         """A new room (version 1) for ``game`` with ``players`` seated (``None`` = an open seat),
-        on its players' game lists unless not ``recorded`` (a rematch room: once linked)."""
+        on its players' game lists unless not ``recorded`` (a rematch room: once linked); not
+        ``listed``: the lobby never lists it (a private challenge)."""
         for _ in range(3):
-            commit = open_room(room_id or new_room_id(), game, players, clock, self.now_ms(), rated)
+            commit = open_room(room_id or new_room_id(), game, players, clock, self.now_ms(), rated, listed)
             if await self.committer.commit(None, commit):
                 if recorded:
                     await self.aftermath.after(None, commit.room, None)
@@ -289,7 +291,7 @@ class RoomService:
         fresh_id = new_room_id()
         clock = room.clock.fresh() if room.clock else None
         fresh = await self.create(new_game(room), rematch_players(room), clock, room_id=fresh_id, rated=room.rated,
-                                  recorded=False)
+                                  recorded=False, listed=room.listed)
         try:
             linked = await self.act(room.id, player, LinkRematch(fresh_id), known=room.version)
         except BaseException:

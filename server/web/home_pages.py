@@ -174,10 +174,10 @@ async def create_game(request: Request) -> Response:
     try:
         guard_of(request).new_game(request)
         room = await state.rooms.create(new_game.duel(terms.ruleset, terms.seed), players, terms.clock,
-                                        rated=terms.rated)
+                                        rated=terms.rated, listed=not terms.private)
     except Limited as exc:
         return await limited_page(request, exc)
-    if not terms.private:  # a challenge from a player's page goes by its link only
+    if room.listed:  # a challenge from a player's page goes by its link only, and so do its rematches
         await state.rooms.aftermath.list(room)
         state.lobby.poke()
     return redirect(f"/g/{room.id}")

@@ -124,9 +124,9 @@ async def read_lobby(state: Any, online: int, now_ms: int) -> Lobby:
 
 
 def _listable(room: Room) -> bool:
-    """A room the lobby shows: a duel not over. A room of one seat never belongs there (one
+    """A room the lobby shows: a listed duel not over. A room of one seat never belongs there (one
     listed before ``Aftermath.list`` refused them took the lobby down for every reader)."""
-    return room.status is not Status.OVER and len(room.players) == 2
+    return room.status is not Status.OVER and len(room.players) == 2 and room.listed
 
 
 def _somebody_at_the_board(room: Room, away_since: tuple[int | None, ...], ever: tuple[bool, bool],

@@ -115,6 +115,20 @@ async def test_the_challenge_form_and_private_games(api: Api, web_server: LiveSe
     assert f"game-{room_id}" not in (await page(web_server, f"/p/{ben.id}")).text
     info = await api.game(room_id)
     assert info["room"]["rated"] is True and info["room"]["clock"]["initial_ms"] == 3 * 86_400_000
+    # played to the end and played again: the rematch goes by the players' link too, never listed
+    await api.join(anna.token, room_id)
+    await api.resign(ben.token, room_id)
+    await api.rematch(anna.token, room_id)
+    rematch_id = (await api.rematch(ben.token, room_id))["id"]
+    await api.resign(anna.token, rematch_id)
+    await api.rematch(anna.token, rematch_id)
+    third_id = (await api.rematch(ben.token, rematch_id))["id"]  # the rematch's rematch (a stored room's)
+    assert (await api.game(third_id))["room"]["status"] == "playing"
+    r = aioredis.Redis.from_url(redis_url)
+    try:
+        assert [await r.zscore(LOBBY, game) for game in (rematch_id, third_id)] == [None, None]
+    finally:
+        await r.aclose()
 
 
 async def test_my_games_lists_the_games_where_it_is_my_turn_first(api: Api, web_server: LiveServer) -> None:

@@ -46,6 +46,9 @@ def test_the_stored_form_round_trips_and_the_old_format_still_reads() -> None:
     old = {**room.to_data(), "format": 1, "duel": room.game.snapshot()}
     del old["game"]
     assert Room.from_data(old).to_data() == room.to_data()
+    private = room.evolve(listed=False)
+    assert Room.from_data(private.to_data()).listed is False and "listed" not in room.to_data()  # older rooms: listed
+    assert Room.from_data(room.to_data()).listed is True
     for broken in ({**room.to_data(), "format": 9}, {**room.to_data(), "game": {"kind": "chess", "state": {}}},
                    {"format": 2}, {**room.to_data(), "players": 5}):
         with pytest.raises(ValueError):
