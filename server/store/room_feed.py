@@ -10,6 +10,12 @@ out: ``scripts.rooms.COMMIT``) is handed over by the room service itself
 one) changes viewer class on the way. A presence message updates who is connected
 (:class:`~.presence.Presence`). The rooms watched here (:class:`Entry`, by id) are kept in
 :attr:`RoomFeed.entries`, which the :class:`~.hub.Hub` fills and empties.
+
+A player who takes the last seat and never connects (a page closed before its socket opened,
+a client of the HTTP API alone) writes no presence, so nothing would tell the opponent: the
+version that seats both players is followed, :data:`ARRIVAL_GRACE_S` later, by a presence
+frame when a seat is still away then (the opponent's page shows the absence and the claim's
+countdown, which runs from the join).
 """
 
 from __future__ import annotations
@@ -20,7 +26,8 @@ import time
 
 from engine import Event
 
-from ..core.room import Room
+from ..core.computer import people_away
+from ..core.room import Room, Status
 from ..metrics import Metrics
 from .cache import RoomCache
 from .fanout import Connection, Fanout
@@ -32,6 +39,11 @@ from .stored_form import unpack_room
 log = logging.getLogger("mineduel.hub")
 
 SERVER_ERROR = 1011
+
+ARRIVAL_GRACE_S = 5.0
+"""How long a player who has just taken the last seat has to connect before the room's
+connections are told the seat is away. Why not at once: a joiner's page opens its socket
+within a second or two of the join, and "has left the game" meanwhile would be false."""
 
 
 class Entry:
@@ -48,8 +60,10 @@ class Entry:
 
 
 class RoomFeed:
-    def __init__(self, cache: RoomCache, fanout: Fanout, presence: Presence, metrics: Metrics) -> None:
+    def __init__(self, cache: RoomCache, fanout: Fanout, presence: Presence, metrics: Metrics,
+                 arrival_grace_s: float = ARRIVAL_GRACE_S) -> None:
         self.entries: dict[str, Entry] = {}
+        self.arrival_grace_s = arrival_grace_s
         self.cache = cache
         self.fanout = fanout
         self.presence = presence
@@ -160,9 +174,21 @@ class RoomFeed:
         self.cache.offer(new)
         if old is not None and old.players != new.players:
             self._reseat(room_id, entry, new)
+            if old.seated_ms is None and new.seated_ms is not None:
+                asyncio.get_running_loop().call_later(self.arrival_grace_s, self._absent_after_seating, room_id)
         self.fanout.publish(entry.conns, old, new, events)
         if started is not None and entry.conns:
             self.metrics.push_latency.observe(time.perf_counter() - started)
+
+    def _absent_after_seating(self, room_id: str) -> None:
+        """:data:`ARRIVAL_GRACE_S` after both seats were taken: the presence frame, if a seat's
+        player has not connected by then (one that has was announced by its arrival)."""
+        entry, room = self.entries.get(room_id), self.cache.held(room_id)
+        if entry is None or room is None or room.status is not Status.PLAYING:
+            return
+        attendance = self.presence.attendance(room_id)
+        if any(since is not None for since in people_away(room, attendance.away_since)):
+            self.fanout.presence(entry.conns, room, attendance)
 
     def _reseat(self, room_id: str, entry: Entry, room: Room) -> None:
         """A player who was watching took a seat (or the reverse): switch its viewer class."""

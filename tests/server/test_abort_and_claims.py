@@ -3,6 +3,7 @@ and the msgpack websocket, with presence counted over real sockets."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -15,6 +16,7 @@ from server.edge import new_game
 from server.metrics import Metrics
 from server.store.cache import RoomCache
 from server.store.keys import watchers_key
+from server.store.room_feed import ARRIVAL_GRACE_S
 from server.store.service import RoomService
 from server.store.store import Store
 from tests.names import unique
@@ -109,6 +111,36 @@ async def test_a_joiner_whose_socket_is_not_open_yet_cannot_be_claimed_against(a
             await api.request("POST", f"/api/v1/games/{game_id}/claim", anna.token, json={"result": "win"})
         assert early.value.code == "opponent_present" and "claim in 6" in str(early.value)
         assert (await api.game(game_id, anna.token))["room"]["status"] == "playing"
+
+
+async def test_a_joiner_who_never_connects_is_announced_after_the_arrival_grace(api, live_server):
+    """Ben joins over HTTP and never opens a socket (no presence of his is ever written): Anna's
+    socket is told he is away (since the join) once he has had the arrival grace to connect.
+    Cleo's opponent connects at once: she hears only that he is here."""
+    async def waits_for(joiner_connects: bool) -> list[dict]:
+        anna, ben = await api.guest(unique("Anna")), await api.guest(unique("Ben"))
+        game_id = (await api.create_game(anna.token, seat=0))["id"]
+        async with await GameSocket.connect(live_server.url, game_id, anna.token) as a:
+            await a.until(lambda f: f["t"] == "snapshot")
+            await a.until(lambda f: f["t"] == "presence")
+            joined_ms = time.time_ns() // 1_000_000
+            await api.join(ben.token, game_id)
+            await a.until(lambda f: f["t"] == "update" and f["room"]["status"] == "playing")
+            frames = []
+            if joiner_connects:
+                async with await GameSocket.connect(live_server.url, game_id, ben.token) as b:
+                    await b.until(lambda f: f["t"] == "snapshot")
+                    with pytest.raises(TimeoutError):
+                        frames.append(await a.until(lambda f: f["t"] == "presence" and f["away"][1] is not None,
+                                                    timeout_s=ARRIVAL_GRACE_S + 1))
+            else:
+                frames.append(await a.until(lambda f: f["t"] == "presence", timeout_s=ARRIVAL_GRACE_S + 5))
+                assert time.time_ns() // 1_000_000 - joined_ms >= ARRIVAL_GRACE_S * 1_000  # not at once
+                assert joined_ms <= frames[0]["away"][1] <= time.time_ns() // 1_000_000  # away since the join
+        return frames
+
+    never, at_once = await asyncio.gather(waits_for(False), waits_for(True))
+    assert [f["away"][0] for f in never] == [None] and at_once == []
 
 
 async def test_a_player_back_before_the_grace_cannot_be_claimed_against(api, live_server):
