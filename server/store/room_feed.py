@@ -27,6 +27,7 @@ import time
 from engine import Event
 
 from ..core.computer import people_away
+from ..core.decide import ARRIVAL_GRACE_MS
 from ..core.room import Room, Status
 from ..metrics import Metrics
 from .cache import RoomCache
@@ -40,10 +41,7 @@ log = logging.getLogger("mineduel.hub")
 
 SERVER_ERROR = 1011
 
-ARRIVAL_GRACE_S = 5.0
-"""How long a player who has just taken the last seat has to connect before the room's
-connections are told the seat is away. Why not at once: a joiner's page opens its socket
-within a second or two of the join, and "has left the game" meanwhile would be false."""
+ARRIVAL_GRACE_S = ARRIVAL_GRACE_MS / 1000
 
 
 class Entry:

@@ -11,7 +11,14 @@ import pytest
 from engine import SPECTATOR, Duel, Explore, Mark, MoveLine, Resign
 from engine.clock import Clock
 from engine.rules import Action, Verdict
-from server.core.decide import Commit, LinkRematch, OfferRematch, decide
+from server.core.decide import (
+    ARRIVAL_GRACE_MS,
+    LEAVE_GRACE_MS,
+    Commit,
+    LinkRematch,
+    OfferRematch,
+    decide,
+)
 from server.core.room import Player, Room
 from server.store.messages import Attendance
 from server.web.html_codec import HtmlCodec
@@ -268,6 +275,14 @@ def test_the_abort_button_and_the_claim_area(codec: HtmlCodec) -> None:
     assert claim_look(room, SPECTATOR, gone, 10**9) is None
     assert claim_look(room, 0, Attendance(0, (None, None)), 10**9) is None
     assert 'class="claim off"' in codec.claim(None)
+    # Ben has just taken the last seat (his page is opening): no countdown until his arrival grace is over
+    joined = room.evolve(seated_ms=50_000)
+    never = Attendance(0, (None, 20_000))  # the empty seat's stamp, from before the join
+    assert claim_look(joined, 0, never, 50_000 + ARRIVAL_GRACE_MS - 1) is None
+    late = claim_look(joined, 0, never, 50_000 + ARRIVAL_GRACE_MS)
+    assert late is not None and late.wait_s == (LEAVE_GRACE_MS - ARRIVAL_GRACE_MS) // 1000  # from the join
+    left = claim_look(joined, 0, Attendance(0, (None, 51_000)), 52_000)  # came, and went again
+    assert left is not None and left.wait_s == 59
 
 
 def test_the_result_line_puts_the_readers_score_first() -> None:
