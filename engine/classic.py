@@ -484,12 +484,17 @@ class Classic:
         }
 
     def position(self, at: int) -> ClassicView:
-        """The replay of a finished game after its first ``at`` moves, with the layout shown."""
+        """The replay of a finished game after its first ``at`` moves, with the layout shown.
+        Replayed on the layout the game has (a no-guess layout's search took seconds on a large
+        board: every replay step would have run it again, on the server's event loop)."""
         if self.outcome is None:
             raise ValueError("replays are for finished games")
         if not 0 <= at <= len(self.log):
             raise ValueError(f"step {at} is not in 0..{len(self.log)}")
         if at == len(self.log):
             return self.view(SPECTATOR)
-        past = Classic.replay(self.setup, self.log[:at])
+        past = Classic(self.setup)
+        past.mines, past.numbers = self.mines, self.numbers  # the layout as drawn, never searched again
+        for seat, move in self.log[:at]:
+            past.apply(seat, move)
         return replace(past.view(SPECTATOR), mines=tuple(sorted(self.mines or ())), seed=self.setup.seed)

@@ -326,6 +326,19 @@ def test_the_record_and_the_replay_of_a_finished_game() -> None:
         assert set(final.position(at).mines) == set(final.mines)
 
 
+def test_a_replay_step_never_draws_the_layout_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A no-guess layout's search took seconds on a large board: a replay step (any visitor's
+    GET, on the server's event loop) replays the moves on the layout the game has."""
+    game = Classic.new(16, 16, 40, random.Random(7), no_guess=True)
+    game.apply(0, Reveal((8, 8)))
+    game.apply(0, Flag(next(c for c in sorted(game.mines or ()))))
+    game.apply(0, Resign())
+    expected = [game.position(at) for at in range(4)]
+    monkeypatch.setattr("engine.classic.generate", lambda *args: pytest.fail("the layout was drawn again"))
+    assert [game.position(at) for at in range(4)] == expected
+    assert expected[1].rows != expected[0].rows and set(expected[1].mines) == set(game.mines)
+
+
 @pytest.mark.parametrize(("no_guess", "size", "digest"), [
     (False, (9, 9, 10), "95a10f173757f670"),
     (False, (30, 16, 99), "44507c2b45cdaa74"),
