@@ -31,15 +31,25 @@ def fair_look(view: View) -> FairLook:
     return FairLook(view.commitment, view.salt, ok, " ".join(cell_name(m) for m in view.mines))
 
 
+def clamp_step(at: int, total: int) -> int:
+    """Replay step ``at`` of a game of ``total`` log entries, within ``0..total``: a step
+    before the start is the start, one past the end the final position."""
+    return max(0, min(at, total))
+
+
 @dataclass(frozen=True, slots=True)
 class ReplayLook:
+    """The replay bar of a finished game (a duel's or a classic game's): where the step shown
+    stands and what led to it."""
+
     room_id: str
     at: int
     """Moves applied (0 = the start); ``total`` = the final position."""
     total: int
-    scores: tuple[int, int]
+    scores: tuple[int, int] | None
+    """The duel's score at the step; ``None`` for a classic game (it has none)."""
     line: str
-    """The move-list text of move ``at`` (empty at the start)."""
+    """The move that led to step ``at``, in words ("The start" at 0)."""
     odds: bool = False
     """The odds overlay is on: the steps keep it on."""
 
@@ -53,11 +63,11 @@ class ReplayLook:
 
     def href(self, at: int) -> str:
         """Step ``at``'s fragments (the htmx GET)."""
-        return f"/g/{self.room_id}/replay?at={max(0, min(at, self.total))}" + ("&odds=1" if self.odds else "")
+        return f"/g/{self.room_id}/replay?at={clamp_step(at, self.total)}" + ("&odds=1" if self.odds else "")
 
     def page_href(self, at: int) -> str:
         """Step ``at``'s page: the link's target without htmx, and the URL htmx pushes."""
-        return f"/g/{self.room_id}?at={max(0, min(at, self.total))}" + ("&odds=1" if self.odds else "")
+        return f"/g/{self.room_id}?at={clamp_step(at, self.total)}" + ("&odds=1" if self.odds else "")
 
 
 @dataclass(frozen=True, slots=True)

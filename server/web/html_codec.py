@@ -133,7 +133,10 @@ class HtmlCodec(ConnectionHtml):
 
     def replay(self, room: Room, at: int, analysis: StoredAnalysis | None = None, odds: bool = False,
                odds_failed: bool = False) -> dict[str, Any]:
-        """A finished game's replay step (:func:`server.web.replay_html.replay_parts`)."""
+        """A finished game's replay step: a duel's (:func:`server.web.replay_html.replay_parts`)
+        or a classic game's (:meth:`SoloHtml.replay`: no odds)."""
+        if room.kind == "classic":
+            return self.solo.replay(room, at)
         return replay_parts(self.m, room, at, analysis, odds, odds_failed)
 
     def odds(self, room: Room, at: int, analysis: StoredAnalysis | None, on: bool = False,

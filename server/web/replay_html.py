@@ -1,5 +1,6 @@
-"""A finished game's replay step as room-page elements: the board, the move list, the mines
-counter and the replay bar after ``at`` log entries, and a duel's odds element.
+"""A finished duel's replay step as room-page elements: the board, the move list, the mines
+counter and the replay bar after ``at`` log entries, and its odds element (a classic game's
+step is :meth:`server.web.solo_codec.SoloHtml.replay`, with the same replay bar).
 
 Pure rendering with the room page's macros (``m``: :class:`server.web.template_env.RoomMacros`);
 the page (``/g/{id}?at=N``), the htmx steps (``/g/{id}/replay``, ``/g/{id}/odds``) and a finished
@@ -18,7 +19,7 @@ from engine import SPECTATOR, Explore, Mark
 
 from ..core.room import Room
 from ..store.analyses import StoredAnalysis
-from .end_view import ReplayLook
+from .end_view import ReplayLook, clamp_step
 from .i18n import _
 from .odds_view import odds_look, overlay
 from .status_view import outcome_text
@@ -35,7 +36,7 @@ def replay_parts(m: Any, room: Room, at: int, analysis: StoredAnalysis | None = 
     (the game's stored analysis), else one that loads itself (or, ``odds_failed``, says it
     could not be made); ``odds``: the board shows the overlay (with ``analysis``)."""
     log = room.game.log
-    at = max(0, min(at, len(log)))
+    at = clamp_step(at, len(log))
     view = room.game.position(at)
     names = player_names(room)
     line, _number = step_line(room, at, names)
@@ -64,7 +65,7 @@ def odds_element(m: Any, room: Room, at: int, analysis: StoredAnalysis | None, o
                  failed: bool = False) -> Markup:
     """Only the ``odds`` element of a finished duel's replay step ``at`` (clamped): no replay
     of the game is needed for it (see :func:`replay_parts`)."""
-    at = max(0, min(at, len(room.game.log)))
+    at = clamp_step(at, len(room.game.log))
     names = player_names(room)
     line, number = step_line(room, at, names)
     return m.odds(odds_look(room.id, at, on, analysis, names, number,

@@ -1,6 +1,6 @@
 """A game's room page and what is posted on it: the page (live board, or a finished game's
-replay step), the replay's steps and odds as htmx fragments, joining, rematch offers and their
-decline, and cancelling one's own open challenge."""
+replay step, a duel's or a classic game's), the replay's steps and a duel's odds as htmx
+fragments, joining, rematch offers and their decline, and cancelling one's own open challenge."""
 
 from __future__ import annotations
 
@@ -103,11 +103,11 @@ async def room_page(request: Request) -> Response:
         return failed  # type: ignore[return-value]
     me = await visitor_of(request)  # the header's name is the registered one (site.visitor_of)
     viewer = room.viewer_of(me)
+    at = _at(request) if room.status is Status.OVER else None
     if room.kind == "classic":
-        return solo_room_page(request, web, room, me, viewer)
+        return solo_room_page(request, web, room, me, viewer, at)
     codec = web.codec
     await load_labels(request, codec, room)
-    at = _at(request) if room.status is Status.OVER else None
     analysis, broken = await _analysis(request, room) if room.status is Status.OVER else (None, False)
     areas = codec.areas(room, viewer, at=at, analysis=analysis, odds=_odds(request), odds_failed=broken)
     areas["reconnect"] = reconnect_area(codec.m, request)
@@ -142,28 +142,32 @@ async def room_page(request: Request) -> Response:
     )
 
 
-async def _no_steps(request: Request) -> Response:
-    """A classic game's replay or odds step: it has neither (its page shows the final board)."""
-    return await error_page_for(request, 404, _("No replay"),
-                                _("Only duels have a replay and odds; a classic game's page shows its final board."))
+async def _no_odds(request: Request) -> Response:
+    """A classic game's odds step: it has no analysis (its replay steps have no odds)."""
+    return await error_page_for(request, 404, _("No odds"),
+                                _("Only duels have odds; a classic game's replay shows its board step by step."))
+
+
+STEP_AREAS = ("board", "moves", "replay", "mines-left", "counter", "odds")
+"""The elements a replay step swaps, those of them its game has (a duel: all but the classic
+game's ``counter``; a classic game: ``board``, ``replay``, ``counter``)."""
 
 
 async def replay_step(request: Request) -> Response:
-    """A replay position of a finished game: OOB fragments for htmx, else the full page."""
+    """A replay position of a finished game (a duel or a classic game): OOB fragments for
+    htmx, else the full page."""
     web, room, failed = await load_room(request)
     if failed is not None or room is None:
         return failed  # type: ignore[return-value]
-    if room.kind != "duel":
-        return await _no_steps(request)
     at = _at(request) or 0
     if room.status is not Status.OVER:
         return await error_page_for(request, 409, _("Not yet"), _("The replay opens when the game is over."))
-    odds = _odds(request)
+    odds = _odds(request) and room.kind == "duel"  # a classic game has none: its steps never ask
     if request.headers.get("hx-request") != "true":
         return redirect(f"/g/{room.id}?at={at}" + ("&odds=1" if odds else ""))
-    analysis, broken = await _analysis(request, room)
+    analysis, broken = await _analysis(request, room) if room.kind == "duel" else (None, False)
     parts = web.codec.replay(room, at, analysis, odds, broken)
-    body = "".join(oob(parts[k]) for k in ("board", "moves", "replay", "mines-left", "odds") if k in parts)
+    body = "".join(oob(parts[k]) for k in STEP_AREAS if k in parts)
     return HTMLResponse(body, headers={"cache-control": "no-store"})
 
 
@@ -174,7 +178,7 @@ async def odds_step(request: Request) -> Response:
     if failed is not None or room is None:
         return failed  # type: ignore[return-value]
     if room.kind != "duel":
-        return await _no_steps(request)
+        return await _no_odds(request)
     at = _at(request) or 0
     if room.status is not Status.OVER:
         return await error_page_for(request, 409, _("Not yet"), _("The odds are published when the game is over."))

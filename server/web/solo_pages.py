@@ -17,7 +17,7 @@ from starlette.routing import Route
 from engine import Classic
 from engine.classic import MAX_HEIGHT, MAX_WIDTH, MIN_SIDE, PRESETS, BadBoard
 
-from ..core.room import Player, Room
+from ..core.room import Player, Room, Status
 from ..edge import new_game
 from ..edge.csp import SecurityHeaders
 from ..edge.limits import Limited, guard_of
@@ -131,14 +131,18 @@ def _seconds(ms: int) -> str:
     return timer_text(ms, True)
 
 
-def solo_room_page(request: Request, web: Web, room: Room, me: Player | None, viewer: int) -> Response:
+def solo_room_page(request: Request, web: Web, room: Room, me: Player | None, viewer: int,
+                   at: int | None = None) -> Response:
+    """A classic game's page; ``at``: a finished game's replay step (``?at=N``; ``None``: the end)."""
     html: Any = web.codec
     watchers = request.app.state.hub.watchers(room.id)
     name = display_name(room.players[0].name) if room.players[0] else "?"
     return web.render(
         "solo.html", me=me, title=f"{name} · {title_of(room)}", room_id=room.id, viewer=viewer,
-        ws_url=socket_ticket.render_socket_url(room.id, request.app.state.rooms.now_ms()),
-        seated=viewer == 0, areas={**html.solo.areas(room, viewer), "reconnect": reconnect_area(html.m, request)},
+        ws_url=socket_ticket.render_socket_url(room.id, request.app.state.rooms.now_ms(),
+                                               shows_end=room.status is Status.OVER),  # snapshots keep the replay step
+        seated=viewer == 0,
+        areas={**html.solo.areas(room, viewer, at=at), "reconnect": reconnect_area(html.m, request)},
         spectators=html.m.spectators(watchers),
         board_title=title_of(room),
     )

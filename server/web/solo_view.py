@@ -8,12 +8,15 @@ markup.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from engine import cell_name
 from engine.classic_view import FATAL, FLAG, HIDDEN, MINE, WRONG_FLAG, ClassicView
 from engine.events import CLEARED, EXPLODED
+from engine.geometry import Cell
+from engine.moves import Chord, Flag, Move, Resign, Reveal
 
 from ..core.room import Room, Status
 from .i18n import N_, _, ngettext, number
@@ -57,9 +60,14 @@ class SoloCell:
         return f"{self.r}-{self.c}"
 
 
-def solo_cell(view: ClassicView, r: int, c: int, playing: bool) -> SoloCell:
+def solo_cell(view: ClassicView, r: int, c: int, playing: bool, layout: frozenset[Cell] = frozenset()) -> SoloCell:
+    """The look of cell ``(r, c)``. ``layout``: the mines of a replay step before the end (the
+    layout is public once the game is over, but that step's board does not show it yet): a
+    hidden mine then shows faintly, a flag on a safe cell as wrong, as the final board shows them."""
     ch = view.rows[r][c]
     name = cell_name((r, c))
+    if ch == FLAG and layout and (r, c) not in layout:
+        ch = WRONG_FLAG
     last = (r, c) in view.last_opened
     if ch.isdigit():
         n = int(ch)
@@ -76,11 +84,70 @@ def solo_cell(view: ClassicView, r: int, c: int, playing: bool) -> SoloCell:
     if ch == WRONG_FLAG:
         return SoloCell(r, c, "cell hidden flag wrong-flag", _("%(cell)s, flagged but safe") % {"cell": name})
     assert ch == HIDDEN, ch
+    if (r, c) in layout:
+        return SoloCell(r, c, "cell hidden ghost-mine", _("%(cell)s, hidden mine") % {"cell": name})
     return SoloCell(r, c, "cell hidden", _("%(cell)s, hidden") % {"cell": name}, "", playing)
 
 
 def solo_cells(view: ClassicView, playing: bool) -> list[SoloCell]:
     return [solo_cell(view, r, c, playing) for r in range(view.height) for c in range(view.width)]
+
+
+# ---------------------------------------------------------------------- a finished game's replay
+
+
+def replay_cells(view: ClassicView, moved: Cell | None) -> list[SoloCell]:
+    """The board of a replay step (``Classic.position``): before the end with the layout shown
+    faintly (:func:`solo_cell`), the final step as the final board; ``moved``, the cell of the
+    move that led to the step, outlined and named "last move" (a flag changes no other cell)."""
+    layout = frozenset(view.mines or ()) if view.outcome is None else frozenset()
+    cells = [solo_cell(view, r, c, False, layout) for r in range(view.height) for c in range(view.width)]
+    if moved is None:
+        return cells
+    i = moved[0] * view.width + moved[1]
+    cells[i] = replace(cells[i], css=cells[i].css + " last", label=", ".join((cells[i].label, _("last move"))))
+    return cells
+
+
+STEP_TEXTS = {
+    "reveal": N_("%(number)d. reveal %(cell)s"),
+    "flag": N_("%(number)d. flag %(cell)s"),
+    "unflag": N_("%(number)d. unflag %(cell)s"),
+    "chord": N_("%(number)d. chord %(cell)s"),
+}
+"""How a classic game's replay words the move that led to a step, by kind (marked for the
+catalogs, translated where shown: :func:`step_text`)."""
+
+
+def step_text(log: Sequence[tuple[int, Move]], at: int, name: str) -> str:
+    """What led to replay step ``at`` of a classic game with move log ``log``, in words: ``The
+    start``, ``3. reveal e5``, ``4. flag d2`` or ``5. unflag d2`` (a flag move toggles: it put
+    a flag on when the cell's flag moves so far are odd), ``6. chord c3``, or ``Anna gave up.``"""
+    if at == 0:
+        return _("The start")
+    move = log[at - 1][1]
+    if isinstance(move, Resign):
+        return _("%(name)s gave up.") % {"name": name}
+    return _(STEP_TEXTS[move_kind(log, at)]) % {"number": at, "cell": cell_name(move.cell)}  # type: ignore[union-attr]
+
+
+def move_kind(log: Sequence[tuple[int, Move]], at: int) -> str:
+    """``reveal``, ``flag``, ``unflag`` or ``chord``: the cell move ``log[at - 1]``."""
+    move = log[at - 1][1]
+    if isinstance(move, Flag):
+        flags = sum(1 for _seat, m in log[:at] if isinstance(m, Flag) and m.cell == move.cell)
+        return "flag" if flags % 2 else "unflag"
+    if isinstance(move, Reveal):
+        return "reveal"
+    if isinstance(move, Chord):
+        return "chord"
+    raise ValueError(f"not a classic cell move: {move!r}")
+
+
+def moved_cell(log: Sequence[tuple[int, Move]], at: int) -> Cell | None:
+    """The cell of the move that led to replay step ``at`` (none at the start, nor for giving up)."""
+    move = log[at - 1][1] if at else None
+    return move.cell if isinstance(move, (Reveal, Flag, Chord)) else None
 
 
 def timer_text(ms: int | None, final: bool) -> str:

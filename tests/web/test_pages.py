@@ -257,19 +257,27 @@ def test_an_address_no_route_serves_is_the_site_s_page_in_the_reader_s_language(
     assert "POST" in client.get("/api/v1/games").headers["allow"]
 
 
-def test_a_classic_game_has_no_replay_or_odds_steps(client: TestClient) -> None:
-    """Its page shows the final board; the duel's step addresses answer 404 (they answered 500)."""
+def test_a_classic_game_has_replay_steps_but_no_odds(client: TestClient) -> None:
+    """Its replay steps answer once it is over (409 before, as a duel's); its odds step answers
+    404 in every state (no analysis; it answered 500 once). A game given up before its first
+    click has one step, the giving up (tests/web/test_solo_replay.py plays a whole game)."""
     made = client.post("/api/v1/guests", json={"name": unique("Sol")}).json()
     auth = {"authorization": f"Bearer {made['token']}"}
     game = client.post("/api/v1/solo", json={"preset": "beginner"}, headers=auth).json()["id"]
     for ended in (False, True):
         if ended:
             assert client.post(f"/api/v1/games/{game}/resign", headers=auth).status_code == 200
-        for path in (f"/g/{game}/replay?at=0", f"/g/{game}/replay?at=3&odds=1", f"/g/{game}/odds?at=1"):
-            for headers in ({"hx-request": "true"}, {}):
-                page = client.get(path, headers=headers)
-                assert page.status_code == 404 and "Only duels have a replay" in page.text, (path, page.text[:300])
-    assert client.get(f"/g/{game}").status_code == 200
+        for headers in ({"hx-request": "true"}, {}):
+            page = client.get(f"/g/{game}/odds?at=1", headers=headers)
+            assert page.status_code == 404 and "Only duels have odds" in page.text, page.text[:300]
+            if not ended:
+                step = client.get(f"/g/{game}/replay?at=3&odds=1", headers=headers)
+                assert step.status_code == 409 and "The replay opens when the game is over." in step.text
+    step = client.get(f"/g/{game}/replay?at=3&odds=1", headers={"hx-request": "true"}).text
+    assert '<span class="step">1/1</span>' in step and "gave up." in step and "odds" not in step
+    assert client.get(f"/g/{game}/replay?at=0").headers["location"] == f"/g/{game}?at=0"
+    page = client.get(f"/g/{game}").text
+    assert 'id="replay"' in page and 'class="endgame solo-end"' in page  # the bar shows though no figures do
 
 
 def test_room_pages_have_one_heading_that_names_the_game(client: TestClient) -> None:

@@ -9,7 +9,9 @@ import re
 import pytest
 
 from engine import SPECTATOR, Duel, Explore, Mark, MoveLine, Resign
+from engine.classic import Classic, ClassicSetup
 from engine.clock import Clock
+from engine.moves import Flag
 from engine.rules import Action, Verdict
 from server.core.decide import (
     ARRIVAL_GRACE_MS,
@@ -22,7 +24,7 @@ from server.core.decide import (
 from server.core.room import Player, Room
 from server.store.messages import Attendance
 from server.web.html_codec import HtmlCodec
-from server.web.html_frames import SNAPSHOT_MARK
+from server.web.html_frames import SNAPSHOT_MARK, keeping_step
 from server.web.presence_view import claim_look
 from server.web.status_view import clock_text
 from server.web.view_model import cell_look, move_text, points_text, score_text
@@ -228,6 +230,30 @@ def test_replay_fragments(codec: HtmlCodec) -> None:
     assert "1. Anna explore e5" in str(one["replay"]) and 'aria-current="step"' in str(one["moves"])
     end = codec.replay(room, 2)
     assert "Ben resigned" in str(end["replay"])
+
+
+def test_a_classic_replay_step_shows_the_layout_faintly_and_its_wrong_flags(codec: HtmlCodec) -> None:
+    """Between the start and the end a classic game's step shows its hidden mines faintly and a
+    flag on a safe cell as wrong (the layout is public once the game is over); the last step is
+    the final board; the step's snapshot brackets what the step shows, as a duel's does."""
+    game = Classic(ClassicSetup(9, 9, 10, False, "ab" * 16))
+    game.mines = frozenset({(0, c) for c in range(9)} | {(1, 0)})
+    room = Room("solo1", 0, game, (ANNA,), None, 0)
+    for move in (Flag((1, 1)), Flag((0, 0)), Resign()):
+        room, _ = after(room, 0, move)
+    with pytest.raises(ValueError):
+        codec.replay(Room("solo2", 0, Classic(game.setup), (ANNA,), None, 0), 0)  # not over: no step
+    step = str(codec.replay(room, 2)["board"])
+    assert re.search(r'id="cell-1-1" class="cell hidden flag wrong-flag" aria-label="b2, flagged but safe"', step)
+    assert 'id="cell-0-0" class="cell hidden flag last" aria-label="a1, flagged, last move"' in step
+    assert step.count("ghost-mine") == 9 and "unclaimed" not in step
+    final = codec.replay(room, 3)
+    assert "ghost-mine" not in str(final["board"]) and str(final["board"]).count("cell mine unclaimed") == 9
+    assert "3/3</span> Anna gave up.</p>" in str(final["replay"]) and final["look"].scores is None
+    snapshot = codec.snapshot(room, SPECTATOR)
+    kept = keeping_step(snapshot)
+    assert 'id="board"' in snapshot and 'id="replay"' in snapshot and 'id="status"' in kept
+    assert all(f'id="{area}"' not in kept for area in ("board", "counter", "endgame", "replay"))
 
 
 # ---------------------------------------------------------------------- the connection's selection
