@@ -172,16 +172,7 @@ class Session:
     async def goto(self, msg: wire.GoTo) -> None:
         """Focus the named cell (the keyboard's way across the board); the selection stays."""
         room = await self.rooms.latest(self.room_id)
-        if room.status is not Status.PLAYING:
-            self.notice(_("The game is not running.") if room.status is Status.OVER else
-                        _("Waiting for the second player to join."))
-            return
-        view = room.view(self.conn.viewer)
-        cell = msg.cell
-        if cell is None or not (0 <= cell[0] < view.height and 0 <= cell[1] < view.width):
-            self.notice(_("There is no cell %(name)s: type a letter and a number, such as f6.") % {"name": msg.text})
-            return
-        self.conn.push(self.html.focus(room, self.conn.viewer, cell, self.conn.selected, goto=True))
+        self.conn.push(goto_frame(self.html, room, self.conn.viewer, msg, self.conn.selected))
 
     async def move(self, cell: Cell, action: str, seen: int | None, started: float) -> None:
         move = wire.cell_move(action, cell)
@@ -249,3 +240,17 @@ def _hidden(room: Room, viewer: int, cell: Cell) -> bool:
     view = room.view(viewer)
     r, c = cell
     return 0 <= r < view.height and 0 <= c < view.width and view.rows[r][c] in (HIDDEN, OWN_WRONG_MARK)
+
+
+def goto_frame(html: HtmlCodec, room: Room, viewer: int, msg: wire.GoTo,
+               selected: tuple[Cell, str] | None = None) -> str:
+    """The answer to the "go to cell" field (a duel's page and a classic game's): the named
+    cell with the focus and the field empty, or a notice saying why not."""
+    if room.status is not Status.PLAYING:
+        return html.notice(_("The game is not running.") if room.status is Status.OVER else
+                           _("Waiting for the second player to join."))
+    view = room.view(viewer)
+    cell = msg.cell
+    if cell is None or not (0 <= cell[0] < view.height and 0 <= cell[1] < view.width):
+        return html.notice(_("There is no cell %(name)s: type a letter and a number, such as f6.") % {"name": msg.text})
+    return html.focus(room, viewer, cell, selected, goto=True)

@@ -21,6 +21,7 @@ from ..store.service import RoomRefused
 from ..web.html_codec import HtmlCodec
 from ..web.i18n import N_, _
 from . import wire
+from .browser_session import goto_frame
 from .refusals import NOTICES
 
 HINTS = {Refused.CELL_NOT_HIDDEN, Refused.CELL_FLAGGED, Refused.CHORD_NOT_SATISFIED, Refused.GAME_OVER}
@@ -43,8 +44,11 @@ class SoloSession:
         if self.conn.viewer != 0:
             self.notice(N_("You are watching this game; only its player can play."))
             return
+        if isinstance(msg, wire.GoTo):
+            self.conn.push(goto_frame(self.html, await self.rooms.latest(self.room_id), 0, msg))
+            return
         if not isinstance(msg, wire.CellClick):
-            return  # no buttons but cells on a solo page
+            return  # no buttons but cells (and the "go to cell" field) on a solo page
         room = await self.rooms.latest(self.room_id)
         view = room.view(0)
         r, c = msg.cell

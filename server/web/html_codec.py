@@ -166,7 +166,7 @@ class HtmlCodec(ConnectionHtml):
               goto: bool = False) -> str:
         """:meth:`ConnectionHtml.focus`, or a classic game's (:meth:`SoloHtml.focus`)."""
         if room.kind == "classic":
-            return self.solo.focus(room, viewer, cell)
+            return self.solo.focus(room, viewer, cell, goto)
         return super().focus(room, viewer, cell, selected, goto)
 
     def update(self, old: Room, new: Room, viewer: int, events: Sequence[Event]) -> str:

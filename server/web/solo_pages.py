@@ -144,6 +144,7 @@ def solo_room_page(request: Request, web: Web, room: Room, me: Player | None, vi
         seated=viewer == 0,
         areas={**html.solo.areas(room, viewer, at=at), "reconnect": reconnect_area(html.m, request)},
         spectators=html.m.spectators(watchers),
+        goto_field=html.m.goto_field(),
         board_title=title_of(room),
     )
 
