@@ -8,7 +8,9 @@ again). The page's buttons send ``{"action": "cancel"}`` or ``{"action": "comput
 (``ws-send`` forms): the seek is ended through the store (so a pair formed a moment before
 still wins and lands the player in that game), then the page shows the way home, or the
 player gets a game against the medium computer. After ``settings.pairing_computer_after_s``
-alone the server adds the "Play the computer instead" button.
+alone the server adds the "Play the computer instead" button (the computer is not asked for
+before: such a frame is ignored). A seek counts as a new game against the address's limit,
+as the API's seeks do.
 
 Frames down are HTML elements swapped by id: ``#pair-status`` and ``#pair-actions``. Once
 paired, ``#pair-status`` carries an element that GETs ``/pair/landing?game=<id>`` on load,
@@ -38,10 +40,11 @@ from ..outage import redis_down
 from ..store.matchmaker import AlreadySeeking, Paired, Pairing, Unpaired
 from ..tasks import stop_tasks
 from ..web.i18n import _
-from ..web.site import web_of
+from ..web.site import limited_text, web_of
 from . import new_game
 from .admission import admitted
 from .frames import client_frames
+from .limits import Limited, guard_of
 from .outbox import Outbox
 from .raw_send import frame_sender, frame_writer
 
@@ -67,6 +70,12 @@ async def _pair_socket(websocket: WebSocket) -> None:
         await websocket.send_text(_render(web, "status", text=_("That search cannot start here."), home=True))
         await websocket.close(POLICY, reason)
         return
+    try:  # a seek may end in a game (a pair's, the computer's): counted as the API's seeks are
+        guard_of(websocket).new_game(websocket)
+    except Limited as exc:
+        await websocket.send_text(_render(web, "status", text=limited_text(exc), home=True))
+        await websocket.close(POLICY, "too many new games")
+        return
 
     async def close(code: int, reason: str) -> None:
         await websocket.close(code, reason)
@@ -91,11 +100,13 @@ async def _seek_while_open(websocket: WebSocket, conn: Outbox, me: Player, pool:
     state = websocket.app.state
     pairing: Pairing = state.pairing
     seek = asyncio.create_task(_seek_taking_over(pairing, me, pool), name="ws-pair-seek")
-    asked = asyncio.create_task(_action(websocket, conn), name="ws-pair-actions")
+    offered = asyncio.Event()
+    asked = asyncio.create_task(_action(websocket, conn, offered), name="ws-pair-actions")
     try:
         offer_s = state.settings.pairing_computer_after_s or None
         done, _pending = await asyncio.wait({seek, asked}, timeout=offer_s, return_when=asyncio.FIRST_COMPLETED)
         if not done:  # alone for a while: offer the computer, and wait on
+            offered.set()
             conn.send(_render(web_of(websocket), "actions", computer=True))
             await asyncio.wait({seek, asked}, return_when=asyncio.FIRST_COMPLETED)
         if seek.done():
@@ -156,12 +167,14 @@ async def _end(pairing: Pairing, me: Player, seek: asyncio.Task[Paired | Unpaire
     return Unpaired.CANCELLED
 
 
-async def _action(websocket: WebSocket, conn: Outbox) -> str | None:
-    """The first action the page sends (``cancel`` or ``computer``); ``None`` once it goes
-    away. Anything else is read within the frame limits and ignored."""
+async def _action(websocket: WebSocket, conn: Outbox, offered: asyncio.Event) -> str | None:
+    """The first action the page sends (``cancel``, or ``computer`` once ``offered``); ``None``
+    once it goes away. Anything else is read within the frame limits and ignored. Why not the
+    computer before it is offered: a socket sending it at once made a computer game a moment,
+    a way around the wait (and a flood of games in the lobby's live list)."""
     async for frame in client_frames(websocket, websocket.app.state.settings, conn):
         action = _action_of(frame)
-        if action is not None:
+        if action == "cancel" or (action == "computer" and offered.is_set()):
             return action
     return None
 

@@ -153,10 +153,14 @@ async def missing_page(request: Request, exc: Exception) -> Response:
     return secured(response)
 
 
-async def limited_page(request: Request, exc: Limited) -> HTMLResponse:
-    message = _("too many %(what)s from your address; try again in %(seconds)d s.") % {
+def limited_text(exc: Limited) -> str:
+    """What a refused per-IP limit says, in the reader's language."""
+    return _("too many %(what)s from your address; try again in %(seconds)d s.") % {
         "what": _("new games") if exc.what == "new games" else _("new guests"), "seconds": exc.retry_after_s}
-    response = await error_page_for(request, 429, _("Slow down"), message)
+
+
+async def limited_page(request: Request, exc: Limited) -> HTMLResponse:
+    response = await error_page_for(request, 429, _("Slow down"), limited_text(exc))
     response.headers["retry-after"] = str(exc.retry_after_s)
     return response
 

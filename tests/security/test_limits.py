@@ -185,6 +185,32 @@ def test_guest_and_game_creation_per_ip(strict):
     new_game(base, "10.3.1.3", token)
 
 
+async def test_the_pairing_socket_counts_its_seek_and_offers_no_computer_before_its_time(strict):
+    """A seek may end in a game: the browser's pairing socket spends a game of its address as
+    the API's seek does, and a "computer" frame sent before the page offers the computer (20 s
+    alone by default) is ignored. Before, sockets sending it at once made 25 computer games in
+    0.7 s, never counted, and filled the lobby's live list."""
+    base, wsb = strict.url, ws_base(strict.url)
+    cookie, _token = form_guest(base, "Anna", **xff("10.3.2.1"))
+    url = f"{wsb}/pair/ws?pool=live-3%2B2/brettspielnetz/casual"
+    headers = {"Cookie": f"{COOKIE}={cookie}", "Origin": base, **xff("10.3.2.2")}
+    ws = await ws_attempt(url, additional_headers=headers)
+    assert not isinstance(ws, int)
+    await ws.send('{"action": "computer"}')
+    with pytest.raises(TimeoutError):  # no game: the socket goes on seeking
+        await asyncio.wait_for(ws.recv(), 1.5)
+    await ws.send('{"action": "cancel"}')
+    assert "You stopped looking" in await asyncio.wait_for(ws.recv(), 10)
+    await ws.close()
+    second = await ws_attempt(url, additional_headers=headers)  # the address's second (and last) game
+    assert not isinstance(second, int)
+    await second.close()
+    refused = await ws_attempt(url, additional_headers=headers)
+    assert not isinstance(refused, int)
+    assert "too many new games" in await asyncio.wait_for(refused.recv(), 10)
+    assert await close_code_after(refused) == 1008
+
+
 def test_forwarded_for_is_ignored_unless_the_proxy_is_trusted(make_server):
     server = make_server(MINEDUEL_RATE_IP_GUESTS="2/600")  # MINEDUEL_TRUSTED_PROXY off
     statuses = [httpx.post(server.url + "/api/v1/guests", json={}, headers={"X-Forwarded-For": f"198.51.100.{i}"}).status_code
