@@ -37,7 +37,10 @@ def event(log: logging.Logger, name: str, /, level: int = logging.INFO, **fields
         log.log(level, format_event(name, **fields))
 
 
-_TOKEN = re.compile(r"((?:^|[?&\s])token=)[^&\s\"']+", re.IGNORECASE)
+_TOKEN = re.compile(r"((?:^|[?&\s])" + "".join(f"(?:{ch}|%{ord(ch):02x})" for ch in "token") + r"=)[^&\s\"']+",
+                    re.IGNORECASE)
+"""A ``token`` query parameter, its name spelled plainly or with any letter percent-encoded
+(``?%74oken=`` authenticates too: the query's names are decoded before they are read)."""
 _BEARER = re.compile(r"(bearer\s+)[A-Za-z0-9._~+/=-]+", re.IGNORECASE)
 
 
