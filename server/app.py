@@ -31,7 +31,7 @@ from .edge.admission import quiet_denials
 from .edge.auth import Auth
 from .edge.body_limit import BodyLimit
 from .edge.codec_msgpack import MsgpackCodec
-from .edge.guests import Guests
+from .edge.guests import Guests, reserved_names
 from .edge.limits import Guard
 from .edge.raw_send import ExposeRawSend
 from .embedded_redis import EmbeddedRedis
@@ -158,7 +158,8 @@ def create_app(
             sweep = asyncio.create_task(sweeper.run(rooms, settings.sweep_interval_s), name="clock-sweeper")
             lag.start()  # the event loop's stalls, for /metrics (server/loop_lag.py)
             state.store, state.auth, state.rooms, state.hub = store, Auth(key), rooms, hub
-            state.players, state.ratings, state.games = Players(store.redis), parts.ratings, parts.games
+            state.players = Players(store.redis, reserved_names())
+            state.ratings, state.games = parts.ratings, parts.games
             state.pairing = pairing
             state.guests = Guests(state.auth, state.players)
             state.web = Web(html, Assets(), key, speaking) if web else None

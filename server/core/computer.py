@@ -24,7 +24,7 @@ from .room import Player, Room, Status
 
 PREFIX = "@bot"
 NAMES = {Level.EASY: "Computer (easy)", Level.MEDIUM: "Computer (medium)", Level.STRONG: "Computer (strong)"}
-"""Display names; people cannot take them (``server.store.players.RESERVED``)."""
+"""Display names; people cannot take them (``server.edge.guests.reserved_names``)."""
 PAUSE_MS = (700, 2_000)
 """Shortest and longest pause before an answer."""
 

@@ -18,9 +18,20 @@ import secrets
 
 from ..core.room import Player
 from ..store.players import NameTaken, Players
+from ..web.i18n import N_, in_every_language
+from ..web.view_model import COMPUTER_NAMES
 from .auth import MAX_NAME, Auth, auto_name
 
 AUTO_NAME_ATTEMPTS = 8
+
+
+def reserved_names() -> frozenset[str]:
+    """What pages show in place of a person: the computers' names and the empty seats' ("Player
+    1"), in every language of the site. Nobody may register them (:class:`Players` is built
+    with them): "Computer (mittel)" passed for the computer on German pages, and "Spieler 2"
+    for an empty seat."""
+    return frozenset(word for message in (*COMPUTER_NAMES.values(), N_("Player 1"), N_("Player 2"))
+                     for word in in_every_language(message))
 
 
 class Guests:

@@ -24,7 +24,7 @@ import json
 import logging
 import time
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
@@ -83,16 +83,42 @@ def name_key(name: str) -> str:
     return " ".join(folded.split())
 
 
-RESERVED = frozenset(name_key(name) for name in COMPUTER_NAMES.values())
-"""The computers' names (:data:`server.core.computer.NAMES`), in every case and width: theirs,
-never registered to a person (a person called "Computer (easy)" would pass for one)."""
+LOOKALIKES = str.maketrans({
+    # Cyrillic
+    "а": "a", "в": "b", "е": "e", "ѕ": "s", "і": "i", "ј": "j", "к": "k", "м": "m", "н": "h", "о": "o",
+    "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ӏ": "l",
+    # Greek
+    "α": "a", "β": "b", "ε": "e", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u",
+    "χ": "x", "ϲ": "c",
+    # Latin and digits that pass for letters in a name
+    "ı": "i", "ɡ": "g", "0": "o", "1": "l", "|": "l",
+})
+"""Letters that look like Latin ones in the site's font, as the Latin letter (lower case: it
+is applied to :func:`name_key`'s casefolded form). Only reserved names are compared through
+it (:func:`lookalike_key`): a short table rather than Unicode's confusables data (UTS #39, a
+dependency) for the handful of names it guards."""
+
+
+def lookalike_key(name: str) -> str:
+    """:func:`name_key` with :data:`LOOKALIKES` made Latin: "Cоmputer (easy)" with a Cyrillic
+    ``о``, or "C0mputer (easy)", has the key of "Computer (easy)"."""
+    return name_key(name).translate(LOOKALIKES)
+
+
+RESERVED: tuple[str, ...] = tuple(COMPUTER_NAMES.values())
+"""The names no person may register by default: the computers' (:data:`server.core.computer.NAMES`).
+The server passes more to :class:`Players` (their names in every language the pages speak,
+the empty seats' "Player 1"/"Player 2": ``server.web.view_model.reserved_names``)."""
 
 
 class Players:
     """Player records: a unique display name per player id."""
 
-    def __init__(self, redis: aioredis.Redis) -> None:
+    def __init__(self, redis: aioredis.Redis, reserved: Iterable[str] = RESERVED) -> None:
         self.redis = redis
+        self.reserved = frozenset(lookalike_key(name) for name in reserved)
+        """Names nobody may take, in any case, width or look-alike spelling: a person called
+        "Computer (easy)" (or "Computer (mittel)", or with a Cyrillic ``о``) would pass for one."""
         self._claim = redis.register_script(scripts.NAME_CLAIM)
 
     async def register(self, player_id: str, name: str) -> str:
@@ -129,8 +155,8 @@ class Players:
         key = name_key(name)
         if not key:
             raise ValueError("an empty name cannot be claimed")
-        if key in RESERVED:
-            raise NameTaken(f"the name {name!r} is a computer's")
+        if lookalike_key(name) in self.reserved:
+            raise NameTaken(f"the name {name!r} is reserved (a computer's, or an empty seat's)")
         answer = await self._claim(keys=[player_key(player_id), NAMES],
                                    args=[player_id, name, key, "1" if must_exist else "0"])
         if answer == b"taken":

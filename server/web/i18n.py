@@ -155,6 +155,11 @@ def translations(lang: str) -> _gettext.NullTranslations:
     return _gettext.GNUTranslations(buffer)
 
 
+def in_every_language(message: str) -> frozenset[str]:
+    """``message`` in each of the site's languages (what a reader of any of them may see)."""
+    return frozenset(translations(lang).gettext(message) for lang in LANGS)
+
+
 # ---------------------------------------------------------------------- choosing
 
 

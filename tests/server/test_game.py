@@ -226,6 +226,10 @@ async def test_names_are_unique_and_a_rename_shows_in_new_games(api):
     with pytest.raises(ApiError) as taken:
         await api.guest(name.lower())
     assert taken.value.status == 409 and taken.value.code == "name_taken"
+    for reserved in ("Computer (mittel)", "C\u043emputer (easy)", "Spieler 2"):  # the server's own Players
+        with pytest.raises(ApiError) as theirs:
+            await api.guest(reserved)
+        assert theirs.value.code == "name_taken"
     renamed = await api.rename(anna.token, name + "x")
     assert (renamed.id, renamed.name) == (anna.id, name + "x")
     ben = await api.guest(unique("Ben"))

@@ -27,6 +27,7 @@ from server.core.ratings import (
     Rating,
     rate_game,
 )
+from server.edge.guests import reserved_names
 from server.store.keys import rated_game_key, rating_board_key, ratings_key
 from server.store.players import (
     MARK_TTL_MS,
@@ -117,6 +118,20 @@ async def test_the_computers_names_are_theirs_in_any_case_or_width(clients) -> N
             await players.rename(anna, name)
         assert await players.holder_of(name) is None
     assert await players.register(fresh(), "Computer (easy) fan" + fresh("x"))  # only the names themselves
+
+
+async def test_what_pages_show_for_no_person_is_nobody_s_name_in_any_language_or_look(clients) -> None:
+    """The server's players refuse the computers' names in every language the pages speak
+    ("Computer (mittel)" passed for the computer on German pages), the empty seats' ("Spieler
+    2"), and look-alike spellings of them (a Cyrillic ``о``, a zero for an o)."""
+    players = Players(clients[0], reserved_names())
+    for name in ("Computer (mittel)", "COMPUTER (LEICHT)", "Computer (stark)", "Spieler 2", "player 1",
+                 "C\u043emputer (easy)", "C0mputer (Easy)", "Computer (m\u0435dium)", "\u0421omputer (strong)"):
+        with pytest.raises(NameTaken):
+            await players.register(fresh(), name)
+    for name in ("Computerfan ", "Spieler 3 ", "Anna ", "Соня "):  # others, and other scripts, are names
+        name += fresh("x")
+        assert await players.register(fresh(), name) == name
 
 
 async def test_a_rename_frees_the_old_name(clients) -> None:
