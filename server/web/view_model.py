@@ -57,7 +57,7 @@ def points_text(points: int) -> str:
 def display_name(name: str) -> str:
     """A player's name as pages show it: a person's as registered, a computer's from its level
     in the reader's language ("Computer (mittel)"). A computer is known by its stored name,
-    which no person may take (``server.store.players.RESERVED``), so lists that keep only names
+    which no person may take (``server.edge.guests.reserved_names``), so lists that keep only names
     (the lobby's rows, game summaries) show it right too; what is stored, and what the JSON API
     says, stays the English name. Every name rendered into HTML goes through here."""
     level = _COMPUTER_LEVELS.get(name)
