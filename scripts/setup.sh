@@ -23,7 +23,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$digest" ]; then
   echo "$digest" > "$stamp"
 fi
 
-# htmx + ws extension, pinned exactly in web/package-lock.json, served by the app.
+# htmx + ws extension + idiomorph (the morph swap), pinned exactly in web/package-lock.json, served by the app.
 if [ -f web/package.json ]; then
   lock=$(sha256sum web/package-lock.json | cut -c1-16)
   if [ ! -f web/node_modules/.mineduel-lock ] || [ "$(cat web/node_modules/.mineduel-lock)" != "$lock" ]; then

@@ -45,8 +45,10 @@ class BrowserConn(Outbox):
         self.latest = latest
         """The room as the hub last heard it (what a frame passing through was rendered from)."""
         self.refocus: Cell | None = None
-        """The cell this page just played: the hub's frame that redraws it loses the page's
-        focus (a swapped element takes focus with it), so the cell follows it with autofocus."""
+        """The cell this page just played: right after the hub's frame that redraws it, the cell
+        again with autofocus, so the keyboard goes on from there. A cell that had the focus
+        keeps it anyway (frames morph it in place); this brings it from Confirm (clicked, or
+        Alt+C), which the move leaves disabled."""
         self.selected: tuple[Cell, str] | None = None
         self.asking_resign = False
         self.claim_shown = False

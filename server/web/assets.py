@@ -1,7 +1,8 @@
 """The static files of the browser pages, read once and served with long-lived caching.
 
-htmx and its websocket extension come from ``web/node_modules`` (installed from the npm
-registry, pinned exactly, never from a CDN); the rest from ``web/static``.
+htmx, its websocket extension and idiomorph's htmx extension (the ``morph`` swap of the live
+pages' frames) come from ``web/node_modules`` (installed from the npm registry, pinned exactly,
+never from a CDN); the rest from ``web/static``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 NODE_ASSETS = {
     "htmx.min.js": Path("node_modules/htmx.org/dist/htmx.min.js"),
     "ws.min.js": Path("node_modules/htmx-ext-ws/dist/ws.min.js"),
+    "idiomorph-ext.min.js": Path("node_modules/idiomorph/dist/idiomorph-ext.min.js"),
 }
 _COMPRESSIBLE = (".js", ".css", ".svg")
 
@@ -35,7 +37,8 @@ class Asset:
 
 
 class Assets:
-    """The static files, read once: htmx from ``web/node_modules``, the rest from ``web/static``.
+    """The static files, read once: htmx and its extensions from ``web/node_modules``, the rest
+    from ``web/static``.
 
     One version hash covers all of them, so relative URLs inside the CSS (icons) stay valid:
     ``/static/v/<version>/<path>``. A request for another version (a page from before a deploy)

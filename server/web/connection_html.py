@@ -8,8 +8,10 @@ page's macros; :class:`server.web.html_codec.HtmlCodec` is one of these too.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 
+from jinja2 import Environment
 from markupsafe import Markup
 
 from engine import MoveLine, cell_name
@@ -23,6 +25,13 @@ from .view_model import cell_look, move_text, player_names
 class ConnectionHtml(RoomMacros):
     """One connection's elements (a base of :class:`~server.web.html_codec.HtmlCodec`)."""
 
+    def __init__(self, env: Environment | None = None) -> None:
+        super().__init__(env)
+        self._notice_keys = itertools.count(1)
+        """Keys of the notices' elements: each message is a new element inside the kept
+        ``#notice`` live region (morphed), so it is announced and fades out again even when the
+        same words come twice."""
+
     def toast(self, room: Room, lines: Sequence[MoveLine]) -> Markup:
         """The ``toast`` element: what the move lines ``lines`` (of one viewer's view) did."""
         names = player_names(room)
@@ -33,7 +42,8 @@ class ConnectionHtml(RoomMacros):
         return str(self.m.selection(panel, playable, confirming_resign))
 
     def notice(self, message: str, kind: str = "info") -> str:
-        return str(self.m.notice(message, kind))
+        """The ``notice`` element saying ``message`` (empty: none)."""
+        return str(self.m.notice(message, kind, next(self._notice_keys) if message else ""))
 
     def claim(self, look: ClaimLook | None) -> str:
         """What this player may do about an opponent who left (``None``: the area empty)."""

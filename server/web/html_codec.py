@@ -8,7 +8,7 @@ macros, so a live page and a reloaded one are byte-for-byte the same HTML.
 
 Every dynamic part of a room page is an element with a stable ``id`` (:mod:`.html_frames`). A
 websocket frame is a run of such top-level elements; the htmx ws extension swaps each one
-out-of-band by ``id``. A snapshot frame carries every area; an update frame only the changed
+out-of-band by ``id`` (most by morphing the element on the page: the macros' ``hx-swap-oob="morph"``). A snapshot frame carries every area; an update frame only the changed
 cells, the player cards, the status, the mines counter, the new move-list lines (prepended
 with ``hx-swap-oob="afterbegin:#moves"``, and again in a new ``#toast``) and the version input.
 Both carry the tab's title as ``<div hx-swap-oob="innerHTML:title">`` (the ws extension drops
@@ -217,7 +217,7 @@ class HtmlCodec(ConnectionHtml):
 
     def error(self, code: str, message: str, v: int | None = None) -> str:
         """The page keeps its version in ``#seen-v`` (snapshots and updates set it): ``v`` adds nothing here."""
-        out = str(self.m.notice(_(message) if message else "", "error"))
+        out = self.notice(_(message) if message else "", "error")
         if code == "unavailable":  # Redis is unreachable: the banner too (see heartbeat)
             out += str(self.m.heartbeat(True))
         return out

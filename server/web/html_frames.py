@@ -2,7 +2,9 @@
 and the out-of-band marker of htmx HTTP answers.
 
 A websocket frame is a run of top-level elements with stable ids (:data:`AREAS`); the htmx ws
-extension swaps each one out-of-band by id. A snapshot starts with :data:`SNAPSHOT_MARK`; a
+extension swaps each one out-of-band by id, most of them with idiomorph's ``morph`` (their
+macros say ``hx-swap-oob="morph"``): the element on the page is kept and updated, so focus and
+live regions survive the frame. A snapshot starts with :data:`SNAPSHOT_MARK`; a
 finished game's snapshot brackets the areas that depend on the replay step shown with
 :data:`REPLAY_MARK` and :data:`REPLAY_END`, so a page that keeps its step drops them
 (:func:`keeping_step`).
@@ -36,7 +38,16 @@ def keeping_step(snapshot: str) -> str:
     return snapshot[:start] + snapshot[snapshot.index(REPLAY_END, start) + len(REPLAY_END):]
 
 
+_SWAP_NAMED = re.compile(r"<[a-z]+ [^>]*\bhx-swap-oob=")
+"""A start tag that names its out-of-band swap."""
+
+
 def oob(element: str) -> str:
     """``element`` marked for an out-of-band swap by id (htmx HTTP responses need the marker;
-    websocket frames do not: the ws extension swaps every top-level element by id)."""
-    return re.sub(r"^<([a-z]+) ", r'<\1 hx-swap-oob="true" ', str(element), count=1)
+    websocket frames do not: the ws extension swaps every top-level element by id). An element
+    that names its swap already (``hx-swap-oob="morph"``: most macros') is left as it is."""
+    element = str(element)
+    if _SWAP_NAMED.match(element):
+        return element
+    return re.sub(r"^<([a-z]+) ", r'<\1 hx-swap-oob="true" ', element, count=1)
+

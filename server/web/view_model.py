@@ -148,12 +148,13 @@ class CellLook:
     badge: str = ""
     """A claimer's initial on marked/hit mines and wrong marks shown at the end."""
     playable: bool = False
-    """A hidden cell the viewer may click (a button that sends ``cell=r-c``)."""
+    """A hidden cell the viewer may click (a button that sends ``cell=r-c``); any other cell is
+    an inert button (``aria-disabled``, out of the Tab order), not a disabled one, so a cell
+    that had the focus keeps it when it opens or the game ends."""
     autofocus: bool = False
-    """Keyboard focus goes here when the element is swapped in (a cell that is no button to
-    press is then focusable but inert: ``aria-disabled``, ``tabindex="-1"``)."""
+    """Keyboard focus goes here when the element is swapped in."""
     selected: bool = False
-    """Selected by this connection: first in the tab order, so Tab goes on to Confirm."""
+    """Selected by this connection (its look and label; Alt+C confirms it)."""
     odds: str = ""
     """A replay's odds overlay: the cell's mine chance (``41 %``), shown on hover or focus
     (server/web/odds_view.py); the cell is then focusable."""

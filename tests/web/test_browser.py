@@ -22,6 +22,7 @@ from server.web.view_model import score_text
 from tests.conftest import LiveServer
 
 from .conftest import Person, relaunch, start_duel
+from .keyboard import access_key
 
 pytestmark = pytest.mark.browser
 
@@ -125,7 +126,7 @@ def test_full_game_two_players_and_a_spectator(browser, web_server: LiveServer, 
         anna.page.wait_for_selector("#spectators strong:text('1')")
 
         # the spectator has no controls: no playable cell, no selection panel
-        expect(watcher.page.locator("#board .cell:not([disabled])")).to_have_count(0)
+        expect(watcher.page.locator('#board .cell:not([aria-disabled="true"])')).to_have_count(0)
         assert not watcher.page.is_visible("#selection")
         assert not watcher.page.is_visible(".modes")
 
@@ -280,7 +281,7 @@ def test_keyboard_move_stale_notice_and_restart(browser, redis_url: str, start_s
         page = anna.page
 
         # keyboard only: Tab to the first hidden cell, Enter selects, Enter again = mark,
-        # Enter a third time clears, Enter selects again, Tab jumps to Confirm, Enter
+        # Enter a third time clears, Enter selects again, Alt+C confirms
         for _ in range(60):
             page.keyboard.press("Tab")
             if page.evaluate("document.activeElement && document.activeElement.id") == "cell-0-0":
@@ -298,9 +299,7 @@ def test_keyboard_move_stale_notice_and_restart(browser, redis_url: str, start_s
         page.keyboard.press("Enter")
         page.wait_for_selector("#cell-0-0.sel-explore")
         page.wait_for_selector("#confirm:not([disabled])")
-        page.keyboard.press("Tab")
-        assert page.evaluate("document.activeElement.id") == "confirm"
-        page.keyboard.press("Enter")
+        access_key(page, "c")
         anna.wait_move(1)
         ben.wait_move(1)
         assert anna.text("#move-1").startswith(f"1. {anna.name} explore a1 ")
@@ -310,7 +309,7 @@ def test_keyboard_move_stale_notice_and_restart(browser, redis_url: str, start_s
         ben.page.eval_on_selector("#seen-v", "e => e.value = '1'")
         ben.page.click("label.quick-explore")
         ben.page.click("#cell-10-10")
-        ben.page.wait_for_selector("#notice:text('not played')")
+        ben.page.wait_for_selector("#notice:has-text('not played')")
         assert ben.page.locator("#move-2").count() == 0
         assert ben.page.input_value("#seen-v") == anna.page.input_value("#seen-v")
 

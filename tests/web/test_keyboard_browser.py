@@ -1,8 +1,8 @@
 """The board by keyboard (issue 14), with no script of ours: a "go to cell" field reaches any
 cell in a few keys (htmx cannot read arrow keys without eval: docs/ARCHITECTURE.md), Enter on
-a cell cycles its selection, a key (or one Tab) reaches Confirm, focus stays on the cell played,
-and focus leaving the board does not move the buttons under the pointer. Every wait is
-bounded and waits for a condition."""
+a cell cycles its selection, a key (Alt+C) confirms, Tab follows the reading order (no positive
+tabindex), focus stays on the cell played, and focus leaving the board does not move the
+buttons under the pointer. Every wait is bounded and waits for a condition."""
 
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ def test_the_keyboard_reaches_any_cell_selects_confirms_and_keeps_focus(browser,
         assert ring["focus"] in ring["shadow"] and "0px 0px 0px 6px" in ring["shadow"], ring  # the blue halo
         assert ring["outline"] != ring["last"] and ring["last"] in ring["shadow"], ring  # last move: an inset
 
-        # Ben: Alt+G, a1, Enter, Enter selects, one Tab reaches Confirm, Enter plays
+        # Ben: Alt+G, a1, Enter, Enter selects, Alt+C plays
         bp = ben.page
         expect(bp.locator("#status.your-turn")).to_be_visible()
         bp.evaluate("document.activeElement.blur()")
@@ -111,9 +111,19 @@ def test_the_keyboard_reaches_any_cell_selects_confirms_and_keeps_focus(browser,
         expect(bp.locator("#cell-0-0")).to_be_focused()
         bp.keyboard.press("Enter")
         expect(bp.locator("#cell-0-0")).to_have_class(re.compile(r"\bsel-explore\b"))
+        # Tab order is the reading order (no positive tabindex): on to a later cell, and back
+        # (Shift+Tab from the selected cell went out of the page when it had tabindex 1)
         bp.keyboard.press("Tab")
-        expect(bp.locator("#confirm")).to_be_focused()
-        bp.keyboard.press("Enter")
+        after = focused(bp)
+        assert after.startswith("cell-") and after != "cell-0-0", after
+        bp.keyboard.press("Shift+Tab")
+        expect(bp.locator("#cell-0-0")).to_be_focused()
+        bp.keyboard.press("Shift+Tab")
+        expect(bp.locator("#goto-cell")).to_be_focused()
+        bp.keyboard.press("Tab")
+        expect(bp.locator("#cell-0-0")).to_be_focused()
+        assert bp.evaluate("() => [...document.querySelectorAll('[tabindex]')].filter((e) => e.tabIndex > 0).length") == 0
+        access_key(bp, "c")
         ben.wait_move(2)
         expect(bp.locator("#cell-0-0")).to_be_focused()  # not the top of the page
 

@@ -1,6 +1,7 @@
 """The lobby in real browsers: it updates without reloads; a third person finds a game in the
 live list and watches it; a challenge leaves every lobby when its creator closes the tab; a
-newcomer plays the computer with one click."""
+focused Accept button keeps the focus when another challenge comes; a newcomer plays the
+computer with one click."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def test_a_challenge_is_accepted_from_the_lobby_and_a_third_person_watches(brows
         watch.click()
         cy.page.wait_for_url(f"**/g/{room_id}")
         expect(cy.page.locator("#status")).to_contain_text("turn")
-        expect(cy.page.locator("#board button:enabled")).to_have_count(0)  # watching: nothing to press
+        expect(cy.page.locator('#board button:not([aria-disabled="true"])')).to_have_count(0)  # watching: nothing to press
         expect(anna.page.locator("#spectators")).to_contain_text("1")  # Anna sees her watcher
     finally:
         for person in (anna, ben, cy):
@@ -63,6 +64,29 @@ def test_a_challenge_leaves_the_lobby_when_its_creator_closes_the_tab(browser, l
         expect(ben.page.locator(f"#challenge-{room_id}")).to_have_count(0, timeout=15_000)
     finally:
         ben.close()
+
+
+def test_a_focused_accept_button_keeps_the_focus_when_another_challenge_comes(browser, lobby_server: LiveServer) -> None:
+    """The lobby's frames morph its sections: the button and the live counts stay the same nodes
+    while the list around them is rendered again."""
+    base = lobby_server.url
+    anna, ben, cy = (Person.open(browser, base, name) for name in ("Anna", "Ben", "Cy"))
+    try:
+        ben.page.goto(base + "/")
+        first = anna.create_game(seed=13)
+        accept = ben.page.locator(f"#accept-{first}")
+        expect(accept).to_be_visible()
+        accept.focus()
+        ben.page.evaluate("""() => { window.__kept = [document.getElementById('lobby-counts'),
+                                                       document.activeElement]; }""")
+        second = cy.create_game(seed=14)
+        expect(ben.page.locator(f"#accept-{second}")).to_be_visible()  # the list was sent again
+        expect(accept).to_be_focused()
+        assert ben.page.evaluate("""() => window.__kept[0] === document.getElementById('lobby-counts')
+                                          && window.__kept[1] === document.activeElement""")
+    finally:
+        for person in (anna, ben, cy):
+            person.close()
 
 
 def test_a_newcomer_plays_the_computer_with_one_click(browser, lobby_server: LiveServer) -> None:

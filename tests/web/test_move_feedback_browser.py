@@ -86,7 +86,7 @@ def test_toast_title_and_sound_after_each_move(browser, web_server: LiveServer, 
         quick(anna, "explore", first)
         for viewer, person in enumerate(people):
             expect(person.page.locator("#toast")).to_have_text(toast_of(duel, 1, names, viewer))
-            expect(person.page.locator("#toast")).to_be_visible()
+            expect(person.page.locator("#toast .toast-pill")).to_be_visible()
         assert "by themselves" in ben.text("#toast") or "by itself" in ben.text("#toast")
         assert same_place(board, watcher.page.locator("#board").bounding_box())  # the toast shifts nothing
         watcher.shot(artifacts / "move-toast-390x844.png", full_page=False)
@@ -111,11 +111,11 @@ def test_toast_title_and_sound_after_each_move(browser, web_server: LiveServer, 
         expect(anna.page.locator("#sound audio")).to_have_count(0)
 
         # 3. the toast was for a moment only; a new move replaces it and shows it again
-        expect(anna.page.locator("#toast")).to_be_hidden(timeout=10_000)
+        expect(anna.page.locator("#toast .toast-pill")).to_be_hidden(timeout=10_000)
         quick(anna, "explore", third)
         for viewer, person in enumerate(people):
             expect(person.page.locator("#toast")).to_have_text(toast_of(duel, 3, names, viewer))
-            expect(person.page.locator("#toast")).to_be_visible()
+            expect(person.page.locator("#toast .toast-pill")).to_be_visible()  # a new pill: its fade starts again
 
         # 4. the end: the result in every title, read from each side
         ben.page.wait_for_selector("#status.your-turn")

@@ -78,8 +78,10 @@ def test_the_overlay_at_a_step(client: TestClient, game) -> None:
     answer = client.get(f"/g/{room_id}/replay?at={at}&odds=1", headers=HX)
     assert answer.status_code == 200
     text = answer.text
-    for area in ("board", "moves", "replay", "mines-left", "odds"):
-        assert re.search(rf'<[a-z]+ hx-swap-oob="true" id="{area}"', text), area
+    for area, swap in (("board", "morph"), ("moves", "true"), ("replay", "morph"), ("mines-left", "morph"),
+                       ("odds", "morph")):
+        tag = re.search(rf'<[a-z]+ [^>]*\bid="{area}"[^>]*>', text)
+        assert tag and f'hx-swap-oob="{swap}"' in tag.group(0), area  # out of band; #moves swapped whole
     step = result.steps[at]
     found = labels(text)
     shown = 0
@@ -110,7 +112,8 @@ def test_the_element_loads_itself_until_the_analysis_is_there(client: TestClient
     pending = re.search(r'<section id="odds"[^>]*>', snapshot).group(0)
     assert 'hx-trigger="load"' in pending and f'hx-get="/g/{room_id}/odds?at={len(duel.log)}"' in pending
     filled = client.get(f"/g/{room_id}/odds?at={len(duel.log)}", headers=HX).text
-    assert filled.startswith('<section hx-swap-oob="true" id="odds"') and filled.count('id="odds"') == 1
+    assert filled.startswith('<section id="odds"') and filled.count('id="odds"') == 1
+    assert 'hx-swap-oob="morph"' in filled.split(">", 1)[0]  # out of band, morphed
     assert 'hx-trigger="load"' not in filled and 'id="odds-players"' in filled
     # the element alone says what the whole step says
     step = client.get(f"/g/{room_id}/replay?at={len(duel.log)}", headers=HX).text

@@ -69,7 +69,7 @@ def test_pages_carry_a_strict_csp_and_no_inline_code(client: TestClient) -> None
 def test_assets_are_versioned_and_cached_for_a_year(client: TestClient) -> None:
     html = client.get("/").text
     urls = re.findall(r'(?:src|href)="(/static/v/[0-9a-f]{12}/[^"]+)"', html)
-    assert {u.rsplit("/", 1)[1] for u in urls} >= {"htmx.min.js", "ws.min.js", "app.css"}
+    assert {u.rsplit("/", 1)[1] for u in urls} >= {"htmx.min.js", "ws.min.js", "idiomorph-ext.min.js", "app.css"}
     for url in urls:
         response = client.get(url)
         assert response.status_code == 200, url
@@ -79,6 +79,8 @@ def test_assets_are_versioned_and_cached_for_a_year(client: TestClient) -> None:
     assert htmx.headers["content-type"].startswith(("application/javascript", "text/javascript"))
     assert htmx.content == (ROOT / "web/node_modules/htmx.org/dist/htmx.min.js").read_bytes()
     assert 'version:"2.0.' in htmx.text
+    morph = client.get(next(u for u in urls if u.endswith("idiomorph-ext.min.js")))  # the frames' morph swap
+    assert morph.content == (ROOT / "web/node_modules/idiomorph/dist/idiomorph-ext.min.js").read_bytes()
     css = next(u for u in urls if u.endswith("app.css"))
     assert client.get(css, headers={"accept-encoding": "gzip"}).headers.get("content-encoding") == "gzip"
     etag = client.get(css).headers["etag"]

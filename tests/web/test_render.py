@@ -190,7 +190,8 @@ def test_user_text_is_escaped(codec: HtmlCodec) -> None:
 
 def test_presence_heartbeat_and_clocks(codec: HtmlCodec) -> None:
     here = codec.presence(new_room(), Attendance(3, (None, None)))
-    assert 'id="spectators"' in here and ">3<" in here and '<p id="away" class="away" role="status"></p>' in here
+    assert 'id="spectators"' in here and ">3<" in here
+    assert '<p id="away" class="away" role="status" hx-swap-oob="morph"></p>' in here
     gone = codec.presence(new_room(), Attendance(0, (None, 1_000)))
     assert f"{BEN.name} has left the game." in gone
     assert codec.heartbeat().startswith('<div id="hb"')
@@ -205,7 +206,8 @@ def test_selection_fragment_is_for_one_connection(codec: HtmlCodec) -> None:
     frame = codec.selection(room, 0, [(0, 0), (1, 1)], ((0, 0), "explore"), focus=(0, 0))
     assert cells_in(frame) == {"cell-0-0", "cell-1-1"}
     assert "sel-explore" in frame and frame.count("autofocus") == 1
-    assert "Confirm: explore a1" in frame and 'tabindex="2"' in frame
+    assert "Confirm: explore a1" in frame and 'accesskey="c"' in frame
+    assert not re.search(r'tabindex="[1-9]', frame)  # no positive tabindex: Tab follows the reading order
     cleared = codec.selection(room, 0, [(0, 0)], None)
     assert "sel-" not in cleared.replace("sel-what", "").replace("sel-buttons", "").replace("sel-act", "")
 

@@ -119,7 +119,8 @@ def test_each_step_shows_the_board_after_that_many_moves(web_server: LiveServer,
         assert answer.status_code == 200 and answer.headers["cache-control"] == "no-store"
         html = answer.text
         for area in ("board", "replay", "counter"):
-            assert f'id="{area}"' in html and re.search(rf'<\w+ hx-swap-oob="true" id="{area}"', html), area
+            tag = re.search(rf'<\w+ [^>]*\bid="{area}"[^>]*>', html)
+            assert tag and 'hx-swap-oob="morph"' in tag.group(0), area  # swapped out of band, morphed
         now = opened(html)
         assert now == shown_open(game, at), at
         assert before <= now  # nothing closes again
@@ -147,7 +148,7 @@ def test_the_bar_words_each_move_and_links_its_neighbours(web_server: LiveServer
     for at, said in enumerate(words):
         html = get(web_server, f"/g/{room}/replay?at={at}", htmx=True).text
         bar = element(html, "replay")
-        assert bar.startswith('<nav hx-swap-oob="true" id="replay" class="replay" aria-label="Replay">')
+        assert bar.startswith('<nav id="replay" class="replay" aria-label="Replay" hx-swap-oob="morph">')
         assert f"</span> {said}</p>" in bar, (at, bar)
         assert "replay-score" not in bar  # a classic game has no score
         for key, target, keys in (("first", 0, ""), ("prev", at - 1, ","), ("next", at + 1, "."),
