@@ -65,12 +65,9 @@ class SoloSession:
             return
         else:
             move = Reveal(msg.cell)
-        if not isinstance(move, Chord):  # a chord leaves its own cell as it is (and focused)
-            self.conn.refocus = msg.cell  # the frame that shows the move brings focus back to the cell
-        try:
+        try:  # the frame that shows the move morphs the cell in place: a focused cell stays focused
             await self.rooms.act(self.room_id, self.player, Play(move), None, started)
         except RoomRefused as exc:
-            self.conn.refocus = None
             self.notice(NOTICES.get(exc.code, exc.message), "info" if exc.code in HINTS else "error")
             return
         self.notice("")

@@ -154,9 +154,8 @@ class SoloHtml(RoomMacros):
         return f"{SNAPSHOT_MARK}{rest}{REPLAY_MARK}{''.join(parts[k] for k in REPLAYED)}{REPLAY_END}"
 
     def focus(self, room: Room, viewer: int, cell: tuple[int, int], goto: bool = False) -> str:
-        """Cell ``cell`` again with ``autofocus``: the frame that showed this page's move
-        swapped the focused button out (``BrowserConn.refocus``), so focus follows the cell;
-        ``goto``: the "go to cell" field asked for it, and comes back empty."""
+        """Cell ``cell`` again with ``autofocus`` (keyboard focus goes there); ``goto``: the "go
+        to cell" field asked for it, and comes back empty."""
         look = solo_cell(room.view(viewer), *cell, playing(room, viewer))
         return str(self.m.cell(replace(look, autofocus=True))) + (str(self.shared.goto_field()) if goto else "")
 
