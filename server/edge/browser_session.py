@@ -247,12 +247,14 @@ def _hidden(room: Room, viewer: int, cell: Cell) -> bool:
 def goto_frame(html: HtmlCodec, room: Room, viewer: int, msg: wire.GoTo,
                selected: tuple[Cell, str] | None = None) -> str:
     """The answer to the "go to cell" field (a duel's page and a classic game's): the named
-    cell with the focus and the field empty, or a notice saying why not."""
+    cell with the focus, or a notice saying why not; either way the field comes back empty (a
+    name typed next was appended to the refused one) and a notice of an earlier try goes."""
     if room.status is not Status.PLAYING:
         return html.notice(_("The game is not running.") if room.status is Status.OVER else
-                           _("Waiting for the second player to join."))
+                           _("Waiting for the second player to join.")) + html.goto_field()
     view = room.view(viewer)
     cell = msg.cell
     if cell is None or not (0 <= cell[0] < view.height and 0 <= cell[1] < view.width):
-        return html.notice(_("There is no cell %(name)s: type a letter and a number, such as f6.") % {"name": msg.text})
-    return html.focus(room, viewer, cell, selected, goto=True)
+        text = _("There is no cell %(name)s: type a letter and a number, such as f6.") % {"name": msg.text}
+        return html.notice(text) + html.goto_field()
+    return html.focus(room, viewer, cell, selected, goto=True) + html.notice("")

@@ -41,6 +41,10 @@ class ConnectionHtml(RoomMacros):
         """Only the selection panel (``panel``: ``{"name": "f6", "action": "explore"}`` or ``None``)."""
         return str(self.m.selection(panel, playable, confirming_resign))
 
+    def goto_field(self) -> str:
+        """The "go to cell" field, empty."""
+        return str(self.m.goto_field())
+
     def notice(self, message: str, kind: str = "info") -> str:
         """The ``notice`` element saying ``message`` (empty: none)."""
         return str(self.m.notice(message, kind, next(self._notice_keys) if message else ""))
@@ -84,4 +88,4 @@ class ConnectionHtml(RoomMacros):
         sel = selected[1] if selected is not None and selected[0] == cell else None
         out = str(self.m.cell(cell_look(view, *cell, player_names(room), playable=playable, selected=sel,
                                         autofocus=True)))
-        return out + (str(self.m.goto_field()) if goto else "")
+        return out + (self.goto_field() if goto else "")

@@ -284,7 +284,8 @@ def test_a_classic_game_has_replay_steps_but_no_odds(client: TestClient) -> None
 
 def test_room_pages_have_one_heading_that_names_the_game(client: TestClient) -> None:
     """A duel's page and a solo game's page each have an ``<h1>``, as every other page does: the
-    terms of the duel (its clock named as the lobby names it), the solo game's board."""
+    terms of the duel (its clock named as the lobby names it), first in the page for a reader
+    that goes by headings (shown beside the board, said once), the solo game's board."""
     anna = named(client, "Anna")
     duel = as_(client, anna).post("/games", data={"ruleset": "coan", "clock": "300+3", "seat": "0", "seed": "7"},
                                   headers={"origin": BASE}).headers["location"]
@@ -293,7 +294,10 @@ def test_room_pages_have_one_heading_that_names_the_game(client: TestClient) -> 
     duel_page, solo_page = (as_(client, anna).get(url).text for url in (duel, solo))
     for page in (duel_page, solo_page):
         assert len(re.findall(r"<h1[ >]", page)) == 1
-    assert '<h1 class="ruleset">Coan rules \u00b7 5+3</h1>' in duel_page
+    assert '<h1 class="visually-hidden">Coan rules \u00b7 5+3</h1>' in duel_page
+    assert duel_page.index("<h1") < duel_page.index('id="status"') < duel_page.index('id="board"')
+    assert '<p class="ruleset" aria-hidden="true">Coan rules \u00b7 5+3</p>' in duel_page
+    assert 'id="kbd-hint"' in duel_page  # what the playable board describes itself with (test_render)
     assert '<h1 class="solo-title hint">Beginner</h1>' in solo_page
 
 

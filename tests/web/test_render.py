@@ -326,3 +326,14 @@ def test_the_result_line_puts_the_readers_score_first() -> None:
     resigned = Outcome(RESIGNATION, 0)
     assert outcome_text(resigned, (3, 9), names, 0) == "Ben resigned \u2014 you win, 3\u00a0:\u00a09"
     assert outcome_text(resigned, (3, 9), names, 1) == "You resigned \u2014 Anna wins, 9\u00a0:\u00a03"
+
+
+def test_the_board_tells_its_keys_and_the_timer_its_seconds(codec: HtmlCodec) -> None:
+    """A playable board is described by the keyboard hint (read on entering it, though the
+    hint shows only while a cell has the focus); a spectator's is not. The classic timer says
+    "1 second", not "1 seconds"."""
+    room = new_room()
+    assert 'aria-describedby="kbd-hint"' in codec.snapshot(room, 0)
+    assert 'aria-describedby' not in codec.snapshot(room, SPECTATOR).split('id="board"')[1].split(">")[0]
+    assert 'aria-label="time 1 second"' in str(codec.solo.m.timer("1", True))
+    assert 'aria-label="time 2.20 seconds"' in str(codec.solo.m.timer("2.20", False))

@@ -74,7 +74,7 @@ def test_each_replay_step_has_its_url(browser, web_server: LiveServer) -> None:
         page.wait_for_selector("#odds-players")
         page.click("#odds-toggle")
         expect(page).to_have_url(f"{base}/g/{room_id}?at=4&odds=1")
-        expect(page.locator("#odds-toggle")).to_have_attribute("aria-pressed", "true")
+        expect(page.locator("#odds-toggle")).to_have_text("Hide the odds on the board")
         expect(page.locator("#board .cell.odds").first).to_be_attached()
         page.click("#replay-next")
         expect(page).to_have_url(f"{base}/g/{room_id}?at=5&odds=1")
@@ -83,7 +83,7 @@ def test_each_replay_step_has_its_url(browser, web_server: LiveServer) -> None:
         page.reload()
         live(watcher)
         shows_step(watcher, duel, 5)
-        expect(page.locator("#odds-toggle")).to_have_attribute("aria-pressed", "true")
+        expect(page.locator("#odds-toggle")).to_have_text("Hide the odds on the board")
 
         # the keyboard: Enter on a focused step link steps again and again (focus stays on it);
         # Prev and Next have access keys

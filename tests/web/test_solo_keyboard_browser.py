@@ -73,5 +73,11 @@ def test_the_go_to_field_reaches_any_cell_of_an_expert_board(browser, web_server
         page.keyboard.type("ae1")  # column 31: off the board
         page.keyboard.press("Enter")
         expect(page.locator("#notice")).to_contain_text("There is no cell ae1")
+        expect(page.locator("#goto-cell")).to_have_value("")  # the next name is not appended to it
+        expect(page.locator("#goto-cell")).to_be_focused()
+        page.keyboard.type("a1")
+        page.keyboard.press("Enter")
+        expect(page.locator("#cell-0-0")).to_be_focused()
+        expect(page.locator("#notice")).to_have_text("")  # the refusal of the earlier try goes
     finally:
         anna.close()
