@@ -7,6 +7,10 @@ press through the DevTools protocol, as a real keyboard does.
 
 from __future__ import annotations
 
+import random
+
+from engine import Duel, Explore
+
 CODES = {",": ("Comma", 188), ".": ("Period", 190)}
 ALT = 1
 
@@ -23,3 +27,16 @@ def access_key(page: object, key: str) -> None:
         cdp.send("Input.dispatchKeyEvent", {"type": "keyUp", **base})
     finally:
         cdp.detach()
+
+
+def seed_where(explored: tuple[int, int], still_hidden: tuple[int, int]) -> int:
+    """A duel seed (Brettspielnetz, seat 0 first) whose two cells are safe and ``still_hidden``
+    is not yet open after seat 0 explored ``explored``: a board the keyboard tests can walk."""
+    for seed in range(1, 500):
+        duel = Duel.new(random.Random(seed), "brettspielnetz", first=0)
+        if explored in duel.setup.mines or still_hidden in duel.setup.mines:
+            continue
+        duel.apply(0, Explore(explored))
+        if duel.is_hidden(still_hidden):
+            return seed
+    raise AssertionError("no seed")

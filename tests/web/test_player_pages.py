@@ -6,7 +6,6 @@ carry their token in the page cookie, signed as the test server signs it."""
 from __future__ import annotations
 
 import asyncio
-import re
 import secrets
 import time
 from collections.abc import AsyncIterator
@@ -23,6 +22,7 @@ from server.store.players import Players, Ratings
 from server.web.clock_choices import CLOCK_CHOICES, CLOCKS
 from tests.conftest import LiveServer
 from tests.names import unique
+from tests.web.markup import section
 
 BLITZ_CLOCK = {"initial": 180, "increment": 2}
 
@@ -42,18 +42,6 @@ async def page(server: LiveServer, path: str, guest: Guest | None = None) -> htt
     async with httpx.AsyncClient(base_url=server.url, cookies=cookie_of(guest.token) if guest else None,
                                  follow_redirects=False, timeout=10) as http:
         return await http.get(path)
-
-
-def section(html: str, element_id: str) -> str:
-    """The element with ``element_id``, to its matching closing tag."""
-    match = re.search(rf'<(\w+)[^>]*\bid="{re.escape(element_id)}"', html)
-    assert match, f"no #{element_id}"
-    tag, depth = match.group(1), 0
-    for found in re.finditer(rf"<(/?){tag}\b[^>]*>", html[match.start():]):
-        depth += -1 if found.group(1) else 1
-        if depth == 0:
-            return html[match.start():match.start() + found.end()]
-    raise AssertionError(f"#{element_id} is not closed")
 
 
 async def rated_game_won_by(api: Api, winner: Guest, loser: Guest, seed: int) -> str:

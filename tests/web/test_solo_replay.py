@@ -18,6 +18,7 @@ from server.client import Api, GameSocket
 from server.edge import new_game
 from tests.conftest import LiveServer
 from tests.names import unique
+from tests.web.markup import section
 from tests.web.test_i18n import assert_speaks
 
 SEED = 5
@@ -94,18 +95,6 @@ def shown_open(game: Classic, at: int) -> set[tuple[int, int]]:
     return {(r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch.isdigit()}
 
 
-def element(html: str, element_id: str) -> str:
-    """The element with ``element_id``, to its matching closing tag."""
-    match = re.search(rf'<(\w+)[^>]*\bid="{re.escape(element_id)}"', html)
-    assert match, f"no #{element_id}"
-    tag, depth = match.group(1), 0
-    for found in re.finditer(rf"<(/?){tag}\b[^>]*>", html[match.start():]):
-        depth += -1 if found.group(1) else 1
-        if depth == 0:
-            return html[match.start():match.start() + found.end()]
-    raise AssertionError(f"#{element_id} is not closed")
-
-
 # ---------------------------------------------------------------------- the steps
 
 
@@ -127,7 +116,7 @@ def test_each_step_shows_the_board_after_that_many_moves(web_server: LiveServer,
         if at in (1, 5):  # the first reveal and the chord open cells that were hidden a step before
             assert now - before
         before = now
-        assert f'<span class="step">{at}/{total}</span>' in element(html, "replay")
+        assert f'<span class="step">{at}/{total}</span>' in section(html, "replay")
         if 0 < at < total:
             looks = cells(html)
             ghosts = {cell for cell, css in looks.items() if "ghost-mine" in css}
@@ -147,7 +136,7 @@ def test_the_bar_words_each_move_and_links_its_neighbours(web_server: LiveServer
              f"4. flag {cell_name(flag)}", f"5. chord {cell_name(chord)}", f"6. reveal {cell_name(fatal)}"]
     for at, said in enumerate(words):
         html = get(web_server, f"/g/{room}/replay?at={at}", htmx=True).text
-        bar = element(html, "replay")
+        bar = section(html, "replay")
         assert bar.startswith('<nav id="replay" class="replay" aria-label="Replay" hx-swap-oob="morph">')
         assert f"</span> {said}</p>" in bar, (at, bar)
         assert "replay-score" not in bar  # a classic game has no score
@@ -180,7 +169,7 @@ def test_a_step_is_a_page_and_its_socket_keeps_it(web_server: LiveServer, finish
     assert page.status_code == 200
     html = page.text
     assert opened(html) == shown_open(game, 2)
-    assert "2/6</span>" in element(html, "endgame") and 'id="again"' not in html  # a spectator: no Play again
+    assert "2/6</span>" in section(html, "endgame") and 'id="again"' not in html  # a spectator: no Play again
     assert re.search(rf'ws-connect="/g/{room}/ws\?t=[^"&]+&amp;end=1"', html)  # snapshots keep the step
     plain = get(web_server, f"/g/{room}/replay?at=3")  # no htmx: the step's page
     assert plain.status_code == 303 and plain.headers["location"] == f"/g/{room}?at=3"
@@ -223,7 +212,7 @@ def test_the_replay_speaks_german(web_server: LiveServer, finished) -> None:
     for path, htmx in ((f"/g/{room}?at=3", False), (f"/g/{room}/replay?at=3", True)):
         html = get(web_server, path, htmx=htmx, lang="de").text
         assert_speaks(html, "de", shows=f"3. Fahne von {flag} entfernt")
-        assert 'aria-label="Wiederholung"' in element(html, "replay") and "« Erster" in html
+        assert 'aria-label="Wiederholung"' in section(html, "replay") and "« Erster" in html
     chord = get(web_server, f"/g/{room}/replay?at=5", htmx=True, lang="de").text
     assert f"5. Akkord auf {cell_name(game.log[4][1].cell)}" in chord
     assert "1. e5 aufgedeckt" in get(web_server, f"/g/{room}/replay?at=1", htmx=True, lang="de").text

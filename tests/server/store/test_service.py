@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
+from collections.abc import AsyncIterator
 from itertools import count
 
 import pytest
@@ -251,14 +253,24 @@ class SlowOffload(Offload):
         return done
 
 
+@contextlib.asynccontextmanager
+async def slowly_offloaded(redis_url: str, took_ms: int) -> AsyncIterator[tuple[RoomService, SlowOffload, list[int]]]:
+    """A room service on its own store whose worker takes ``took_ms`` of the test's clock (a
+    list: its one item is now, in ms), with the offload and the clock."""
+    store = Store(redis_url)
+    clock = [1_000_000]
+    offload = SlowOffload(clock, took_ms)
+    try:
+        yield RoomService(store, RoomCache(), Metrics(), now_ms=lambda: clock[0], offload=offload), offload, clock
+    finally:
+        offload.close()
+        await store.close()
+
+
 async def test_a_no_guess_layout_s_drawing_time_is_not_the_player_s(redis_url: str) -> None:
     """The layout is drawn off the loop before the first click is decided: the timer starts
     when the board is there, not when the click came; nothing else is run off the loop."""
-    store = Store(redis_url)
-    clock = [1_000_000]
-    offload = SlowOffload(clock, 1_800)
-    rooms = RoomService(store, RoomCache(), Metrics(), now_ms=lambda: clock[0], offload=offload)
-    try:
+    async with slowly_offloaded(redis_url, 1_800) as (rooms, offload, clock):
         me = Player("g" + secrets.token_hex(5), "Sol")
         room = await rooms.create(new_game.classic(16, 16, 40, no_guess=True, seed=4), (me,))
         for stranger, seen in ((Player("g" + secrets.token_hex(5), "Spy"), room.version), (me, room.version + 5)):
@@ -272,9 +284,6 @@ async def test_a_no_guess_layout_s_drawing_time_is_not_the_player_s(redis_url: s
                                  played.version)
         assert offload.runs == 1 and again.started_ms == played.started_ms
         assert played.game.mines == new_game.classic(16, 16, 40, no_guess=True, seed=4).prepared(Reveal((8, 8))).mines
-    finally:
-        offload.close()
-        await store.close()
 
 
 async def test_the_strong_computer_s_thinking_is_on_its_own_clock(redis_url: str) -> None:
@@ -282,11 +291,7 @@ async def test_the_strong_computer_s_thinking_is_on_its_own_clock(redis_url: str
     is ready, so the time it took (the search, and any wait for a worker busy with others'
     work) is the computer's, and the person's clock starts when the answer is there. Decided
     with the clock read before, a busy worker's wait was charged to the person."""
-    store = Store(redis_url)
-    clock = [1_000_000]
-    offload = SlowOffload(clock, 1_900)
-    rooms = RoomService(store, RoomCache(), Metrics(), now_ms=lambda: clock[0], offload=offload)
-    try:
+    async with slowly_offloaded(redis_url, 1_900) as (rooms, offload, clock):
         me = Player("g" + secrets.token_hex(5), "Ada")
         room = await rooms.create(new_game.duel("brettspielnetz", 8), (me, computer(3)), Clock.new(60_000))
         clock[0] += 1_000
@@ -302,6 +307,3 @@ async def test_the_strong_computer_s_thinking_is_on_its_own_clock(redis_url: str
         assert answered.clock.running == 0 and answered.clock.since_ms == due + 1_900  # mine from now
         assert answered.clock.remaining(0, clock[0]) == 60_000
         assert answered.clock.remaining_ms[1] == 60_000 - (due + 1_900 - moved.clock.since_ms)
-    finally:
-        offload.close()
-        await store.close()
