@@ -102,12 +102,16 @@ async def test_a_challenge_shows_live_on_every_process_and_goes_when_taken_or_ca
         row = challenge(seen, room_id)
         assert "Coan" in row and "3+2" in row and "rated" in row and "(1500?)" in row
         assert f'id="accept-{room_id}"' in row and "Cancel" not in row
+        # the button says whose challenge it accepts, on what terms (every row's button reads "Accept")
+        assert f'aria-describedby="who-{room_id} terms-{room_id}"' in row
+        assert f'id="who-{room_id}"' in row and f'id="terms-{room_id}"' in row
         mine = challenge(await own.until(lambda s: challenge(s, room_id) is not None), room_id)
         assert f'id="cancel-{room_id}"' in mine and "Accept" not in mine
         taken = await asyncio.to_thread(post, b, f"/g/{room_id}/join", ben)
         assert taken.headers["location"] == f"/g/{room_id}"
         shown = await watcher.until(lambda s: challenge(s, room_id) is None and f"live-{room_id}" in s["lobby-live"])
         assert f'id="watch-{room_id}"' in shown["lobby-live"] and "(1500?)" in shown["lobby-live"]
+        assert f'aria-describedby="who-{room_id}"' in shown["lobby-live"]  # whose game Watch opens
         # another challenge, cancelled by its creator: gone, and the room is over
         again = await asyncio.to_thread(post, a, "/games", anna, seat="1")
         other = again.headers["location"].rsplit("/", 1)[1]

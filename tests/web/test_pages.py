@@ -316,7 +316,9 @@ def test_the_leaderboard_page_shows_the_board_the_api_defaults_to(client: TestCl
     /api/v1/leaderboard`` answers without one; its heading reads as a sentence in German too."""
     client.cookies.clear()
     assert client.get("/api/v1/leaderboard").json()["preset"] == DEFAULT_PRESET == "beginner"
-    assert "<h1>Beginner leaderboard (classic, all time)</h1>" in client.get("/solo/leaderboard").text
+    board = client.get("/solo/leaderboard").text
+    assert "<h1>Beginner leaderboard (classic, all time)</h1>" in board
+    assert len(re.findall(r'aria-current="page"', board)) == 3  # the preset, mode and period shown
     german = client.get("/solo/leaderboard", params={"period": "all"}, headers={"accept-language": "de"}).text
     assert "<h1>Bestenliste Anfänger (klassisch, alle Zeiten)</h1>" in german
     assert ">alle Zeiten</a>" in german and "aller Zeiten" not in german
