@@ -298,6 +298,8 @@ def test_room_pages_have_one_heading_that_names_the_game(client: TestClient) -> 
     assert duel_page.index("<h1") < duel_page.index('id="status"') < duel_page.index('id="board"')
     assert '<p class="ruleset" aria-hidden="true">Coan rules \u00b7 5+3</p>' in duel_page
     assert 'id="kbd-hint"' in duel_page  # what the playable board describes itself with (test_render)
+    for page, target in ((duel_page, "controls"), (solo_page, "after-board")):  # the way past the cells
+        assert page.index(f'href="#{target}"') < page.index('id="board"') < page.index(f'id="{target}"')
     assert '<h1 class="solo-title hint">Beginner</h1>' in solo_page
 
 

@@ -81,3 +81,24 @@ def test_the_go_to_field_reaches_any_cell_of_an_expert_board(browser, web_server
         expect(page.locator("#notice")).to_have_text("")  # the refusal of the earlier try goes
     finally:
         anna.close()
+
+
+def test_skip_the_board_takes_the_keyboard_past_its_cells(browser, web_server):
+    """An Expert board is 480 Tabs long: the link before it (shown when focused) lands after
+    it, so the next Tab is Restart."""
+    anna = Person.open(browser, web_server.url, "Anna")
+    try:
+        start_solo(anna, seed=31, no_guess=False, preset="expert")
+        page = anna.page
+        page.focus("#goto-cell")
+        for _ in range(10):  # from the go-to field: the modes, then the link
+            page.keyboard.press("Tab")
+            if page.evaluate("() => document.activeElement.textContent") == "Skip the board":
+                break
+        else:
+            raise AssertionError("no 'Skip the board' after the go-to field")
+        page.keyboard.press("Enter")
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => document.activeElement.closest('#restart-area') !== null")
+    finally:
+        anna.close()
