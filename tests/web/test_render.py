@@ -198,7 +198,7 @@ def test_presence_heartbeat_and_clocks(codec: HtmlCodec) -> None:
     clocked = new_room(clock=Clock.new(300_000, 2_000).start(0, now_ms=1_000))
     beat = codec.heartbeat(clocked, now_ms=61_000)
     assert 'id="clock-0"' in beat and ">4:00<" in beat and 'id="clock-1"' in beat and ">5:00<" in beat
-    assert "clock-0" in codec.snapshot(clocked, 0)
+    assert "clock-0" in codec.snapshot(clocked, 0) and beat.count('role="timer"') == 2  # named timers, not bare spans
 
 
 def test_selection_fragment_is_for_one_connection(codec: HtmlCodec) -> None:
@@ -335,5 +335,5 @@ def test_the_board_tells_its_keys_and_the_timer_its_seconds(codec: HtmlCodec) ->
     room = new_room()
     assert 'aria-describedby="kbd-hint"' in codec.snapshot(room, 0)
     assert 'aria-describedby' not in codec.snapshot(room, SPECTATOR).split('id="board"')[1].split(">")[0]
-    assert 'aria-label="time 1 second"' in str(codec.solo.m.timer("1", True))
+    assert 'role="timer" aria-label="time 1 second"' in str(codec.solo.m.timer("1", True))  # a name on a timer, not a bare span
     assert 'aria-label="time 2.20 seconds"' in str(codec.solo.m.timer("2.20", False))
