@@ -108,7 +108,7 @@ def lookalike_key(name: str) -> str:
 RESERVED: tuple[str, ...] = tuple(COMPUTER_NAMES.values())
 """The names no person may register by default: the computers' (:data:`server.core.computer.NAMES`).
 The server passes more to :class:`Players` (their names in every language the pages speak,
-the empty seats' "Player 1"/"Player 2": ``server.web.view_model.reserved_names``)."""
+the empty seats' "Player 1"/"Player 2": ``server.edge.guests.reserved_names``)."""
 
 
 class Players:
