@@ -104,8 +104,11 @@ def test_the_keyboard_reaches_any_cell_selects_confirms_and_keeps_focus(browser,
         assert after.startswith("cell-") and after != "cell-0-0", after
         bp.keyboard.press("Shift+Tab")
         expect(bp.locator("#cell-0-0")).to_be_focused()
+        bp.keyboard.press("Shift+Tab")  # before the first cell: the way past the board
+        expect(bp.locator("a.skip[href='#controls']")).to_be_focused()
         bp.keyboard.press("Shift+Tab")
         expect(bp.locator("#goto-cell")).to_be_focused()
+        bp.keyboard.press("Tab")
         bp.keyboard.press("Tab")
         expect(bp.locator("#cell-0-0")).to_be_focused()
         assert bp.evaluate("() => [...document.querySelectorAll('[tabindex]')].filter((e) => e.tabIndex > 0).length") == 0
