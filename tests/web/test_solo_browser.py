@@ -70,7 +70,7 @@ def test_a_no_guess_beginner_board_is_won_by_clicks_and_reaches_the_leaderboard(
             for n in geo.neighbours(target):
                 if n in mines and "flag" not in cell_class(anna, n):
                     click(anna, n)
-            assert int(anna.text("#counter")) == 10 - sum(1 for n in geo.neighbours(target) if n in mines)
+            assert int(anna.text("#counter strong")) == 10 - sum(1 for n in geo.neighbours(target) if n in mines)
             set_mode(anna, "reveal")
             click(anna, target)  # the chord opens the target's other neighbours
             assert all("open" in cell_class(anna, n) for n in geo.neighbours(target) if n not in mines)

@@ -157,7 +157,7 @@ def test_the_bar_words_each_move_and_links_its_neighbours(web_server: LiveServer
             r, c = moved
             assert "last" in cells(html)[moved].split() and f'aria-label="{cell_name(moved)}, ' in html
             assert re.search(rf'id="cell-{r}-{c}" class="[^"]*" aria-label="[^"]*, last move"', html)
-    counters = [re.search(r'id="counter"[^>]*><span[^>]*></span><strong>(-?\d+)</strong>',
+    counters = [re.search(r'id="counter"[^>]*><span[^>]*></span><strong[^>]*>(-?\d+)</strong>',
                           get(web_server, f"/g/{room}/replay?at={at}", htmx=True).text).group(1)
                 for at in range(5)]
     assert counters == ["10", "10", "9", "10", "9"]  # mines minus flags, as they stood
