@@ -43,10 +43,11 @@ from .room import Player, Room, Status, open_seat
 LEAVE_GRACE_MS = 60_000
 """How long a live game's player must be gone before the opponent may claim the game."""
 
-ARRIVAL_GRACE_MS = 5_000
-"""How long a player who has just taken the last seat has to connect before the opponent is
-shown the seat as away (the claim still counts from the join). Why: a joiner's page opens its
-socket within a second or two of the join, and "has left the game" meanwhile would be false."""
+AWAY_GRACE_MS = 5_000
+"""How long a seat must have had no connection before the opponent is shown it as away (the
+claim still counts from the first moment). Why: a page reloading (the joiner's, after its Join
+form) or a joiner's page opening connects again within a second or two, and "has left the
+game" meanwhile would be false (and a screen reader says it)."""
 
 
 class Refused(StrEnum):

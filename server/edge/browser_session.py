@@ -35,7 +35,7 @@ class BrowserConn(Outbox):
     and the panel redrawn.
     """
 
-    __slots__ = ("selected", "asking_resign", "claim_shown", "html", "labels_shown", "shows_end", "refocus",
+    __slots__ = ("selected", "asking_resign", "claim_shown", "away_shown", "html", "labels_shown", "shows_end", "refocus",
                  "latest")
 
     def __init__(self, html: HtmlCodec, *args: Any, latest: Callable[[], Room | None] = lambda: None,
@@ -53,6 +53,8 @@ class BrowserConn(Outbox):
         self.asking_resign = False
         self.claim_shown = False
         """The heartbeat showed the claim area (an opponent left): it clears it once they are back."""
+        self.away_shown: str | None = None
+        """The away note the heartbeat last sent (``None``: none yet; the page had its own)."""
         self.labels_shown: tuple[str | None, ...] = ()
         """The ratings beside the names as this page last got them (``server.web.rating_labels``)."""
         self.shows_end = False

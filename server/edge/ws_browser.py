@@ -93,10 +93,15 @@ async def _heartbeat(conn: BrowserConn, hub: Any, html: HtmlCodec, room_id: str,
             now = time.time_ns() // 1_000_000
             frame = html.heartbeat(room, now) if timed else plain
             if room is not None and room.kind == "duel":
-                look = claim_look(room, conn.viewer, hub.attendance(room_id), now)
+                attendance = hub.attendance(room_id)
+                look = claim_look(room, conn.viewer, attendance, now)
                 if look is not None or conn.claim_shown:  # the area: shown, counting down, or cleared once
                     frame += html.claim(look)
                 conn.claim_shown = look is not None
+                away = html.away(room, attendance, now)
+                if away != conn.away_shown:  # who has left: said once it holds (a reload is no leaving)
+                    frame += away
+                    conn.away_shown = away
         if not conn.push(frame):
             conn.close(SLOW, "too slow: reconnect to resync")
             return

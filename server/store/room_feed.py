@@ -13,7 +13,7 @@ one) changes viewer class on the way. A presence message updates who is connecte
 
 A player who takes the last seat and never connects (a page closed before its socket opened,
 a client of the HTTP API alone) writes no presence, so nothing would tell the opponent: the
-version that seats both players is followed, :data:`ARRIVAL_GRACE_S` later, by a presence
+version that seats both players is followed, :data:`AWAY_GRACE_S` later, by a presence
 frame when a seat is still away then (the opponent's page shows the absence and the claim's
 countdown, which runs from the join).
 """
@@ -27,7 +27,7 @@ import time
 from engine import Event
 
 from ..core.computer import people_away
-from ..core.decide import ARRIVAL_GRACE_MS
+from ..core.decide import AWAY_GRACE_MS
 from ..core.room import Room, Status
 from ..metrics import Metrics
 from .cache import RoomCache
@@ -41,7 +41,7 @@ log = logging.getLogger("mineduel.hub")
 
 SERVER_ERROR = 1011
 
-ARRIVAL_GRACE_S = ARRIVAL_GRACE_MS / 1000
+AWAY_GRACE_S = AWAY_GRACE_MS / 1000
 
 
 class Entry:
@@ -59,9 +59,9 @@ class Entry:
 
 class RoomFeed:
     def __init__(self, cache: RoomCache, fanout: Fanout, presence: Presence, metrics: Metrics,
-                 arrival_grace_s: float = ARRIVAL_GRACE_S) -> None:
+                 away_grace_s: float = AWAY_GRACE_S) -> None:
         self.entries: dict[str, Entry] = {}
-        self.arrival_grace_s = arrival_grace_s
+        self.away_grace_s = away_grace_s
         self.cache = cache
         self.fanout = fanout
         self.presence = presence
@@ -173,13 +173,13 @@ class RoomFeed:
         if old is not None and old.players != new.players:
             self._reseat(room_id, entry, new)
             if old.seated_ms is None and new.seated_ms is not None:
-                asyncio.get_running_loop().call_later(self.arrival_grace_s, self._absent_after_seating, room_id)
+                asyncio.get_running_loop().call_later(self.away_grace_s, self._absent_after_seating, room_id)
         self.fanout.publish(entry.conns, old, new, events)
         if started is not None and entry.conns:
             self.metrics.push_latency.observe(time.perf_counter() - started)
 
     def _absent_after_seating(self, room_id: str) -> None:
-        """:data:`ARRIVAL_GRACE_S` after both seats were taken: the presence frame, if a seat's
+        """:data:`AWAY_GRACE_S` after both seats were taken: the presence frame, if a seat's
         player has not connected by then (one that has was announced by its arrival)."""
         entry, room = self.entries.get(room_id), self.cache.held(room_id)
         if entry is None or room is None or room.status is not Status.PLAYING:

@@ -211,9 +211,13 @@ class HtmlCodec(ConnectionHtml):
         return str(self.m.players(player_looks(room, viewer, _now_ms(), self.labels.of(room))))
 
     def presence(self, room: Room, attendance: Attendance) -> str:
-        if room.kind == "classic":
-            return str(self.m.spectators(attendance.spectators))
-        return str(self.m.spectators(attendance.spectators)) + str(self.m.away(away_text(room, attendance)))
+        """The spectator count. Who has left is each page's heartbeat's to say (:meth:`away`),
+        once the seat has been away for the grace: a reload said "has left" for a moment."""
+        return str(self.m.spectators(attendance.spectators))
+
+    def away(self, room: Room, attendance: Attendance, now_ms: int) -> str:
+        """The away note (:func:`~server.web.presence_view.away_text`) as its element."""
+        return str(self.m.away(away_text(room, attendance, now_ms)))
 
     def error(self, code: str, message: str, v: int | None = None) -> str:
         """The page keeps its version in ``#seen-v`` (snapshots and updates set it): ``v`` adds nothing here."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.computer import people_away
-from ..core.decide import ARRIVAL_GRACE_MS, LEAVE_GRACE_MS
+from ..core.decide import AWAY_GRACE_MS, LEAVE_GRACE_MS
 from ..core.room import Room, Status
 from ..store.messages import Attendance
 from .i18n import _
@@ -15,12 +15,13 @@ from .view_model import display_name
 # ---------------------------------------------------------------------- who is here, aborting, claiming
 
 
-def away_text(room: Room, attendance: Attendance) -> str:
-    """Who of the players has left a game being played (the same for every viewer)."""
+def away_text(room: Room, attendance: Attendance, now_ms: int) -> str:
+    """Who of the players has left a game being played (the same for every viewer): away for
+    :data:`AWAY_GRACE_MS` at least (a reload is no leaving)."""
     if room.status is not Status.PLAYING:
         return ""
     gone = [display_name(p.name) for p, since in zip(room.players, people_away(room, attendance.away_since), strict=False)
-            if p is not None and since is not None]
+            if p is not None and since is not None and now_ms - since >= AWAY_GRACE_MS]
     if not gone:
         return ""
     if len(gone) == 1:
@@ -48,14 +49,8 @@ def claim_look(room: Room, viewer: int, attendance: Attendance, now_ms: int) -> 
         return None  # correspondence: the clock decides
     opponent = room.players[1 - viewer]
     since = people_away(room, attendance.away_since)[1 - viewer]
-    if opponent is None or since is None or _arriving(room, since, now_ms):
-        return None
+    if opponent is None or since is None or now_ms - since < AWAY_GRACE_MS:
+        return None  # a page reloading, or a joiner's opening: no countdown flashed meanwhile
     wait_ms = LEAVE_GRACE_MS - (now_ms - since)
     return ClaimLook(display_name(opponent.name), max(0, -(-wait_ms // 1000)))
 
-
-def _arriving(room: Room, since: int, now_ms: int) -> bool:
-    """Whether an absence is that of a player who took the last seat less than
-    :data:`ARRIVAL_GRACE_MS` ago and has not connected yet (their page is opening): not shown
-    as a claim to come. Why: the area flashed "claim in 59 s" to the opponent on most joins."""
-    return room.seated_ms is not None and since <= room.seated_ms and now_ms - room.seated_ms < ARRIVAL_GRACE_MS

@@ -16,7 +16,7 @@ from server.edge import new_game
 from server.metrics import Metrics
 from server.store.cache import RoomCache
 from server.store.keys import watchers_key
-from server.store.room_feed import ARRIVAL_GRACE_S
+from server.store.room_feed import AWAY_GRACE_S
 from server.store.service import RoomService
 from server.store.store import Store
 from tests.names import unique
@@ -132,10 +132,10 @@ async def test_a_joiner_who_never_connects_is_announced_after_the_arrival_grace(
                     await b.until(lambda f: f["t"] == "snapshot")
                     with pytest.raises(TimeoutError):
                         frames.append(await a.until(lambda f: f["t"] == "presence" and f["away"][1] is not None,
-                                                    timeout_s=ARRIVAL_GRACE_S + 1))
+                                                    timeout_s=AWAY_GRACE_S + 1))
             else:
-                frames.append(await a.until(lambda f: f["t"] == "presence", timeout_s=ARRIVAL_GRACE_S + 5))
-                assert time.time_ns() // 1_000_000 - joined_ms >= ARRIVAL_GRACE_S * 1_000  # not at once
+                frames.append(await a.until(lambda f: f["t"] == "presence", timeout_s=AWAY_GRACE_S + 5))
+                assert time.time_ns() // 1_000_000 - joined_ms >= AWAY_GRACE_S * 1_000  # not at once
                 assert joined_ms <= frames[0]["away"][1] <= time.time_ns() // 1_000_000  # away since the join
         return frames
 

@@ -14,7 +14,7 @@ from engine.clock import Clock
 from engine.moves import Flag
 from engine.rules import Action, Verdict
 from server.core.decide import (
-    ARRIVAL_GRACE_MS,
+    AWAY_GRACE_MS,
     LEAVE_GRACE_MS,
     Commit,
     LinkRematch,
@@ -190,10 +190,12 @@ def test_user_text_is_escaped(codec: HtmlCodec) -> None:
 
 def test_presence_heartbeat_and_clocks(codec: HtmlCodec) -> None:
     here = codec.presence(new_room(), Attendance(3, (None, None)))
-    assert 'id="spectators"' in here and ">3<" in here
-    assert '<p id="away" class="away" role="status" hx-swap-oob="morph"></p>' in here
-    gone = codec.presence(new_room(), Attendance(0, (None, 1_000)))
-    assert f"{BEN.name} has left the game." in gone
+    assert 'id="spectators"' in here and ">3<" in here and 'id="away"' not in here  # the heartbeat's to say
+    assert codec.away(new_room(), Attendance(3, (None, None)), 10**9) == \
+        '<p id="away" class="away" role="status" hx-swap-oob="morph"></p>'
+    gone = Attendance(0, (None, 1_000))
+    assert "has left" not in codec.away(new_room(), gone, 1_000 + AWAY_GRACE_MS - 1)  # a reload is no leaving
+    assert f"{BEN.name} has left the game." in codec.away(new_room(), gone, 1_000 + AWAY_GRACE_MS)
     assert codec.heartbeat().startswith('<div id="hb"')
     clocked = new_room(clock=Clock.new(300_000, 2_000).start(0, now_ms=1_000))
     beat = codec.heartbeat(clocked, now_ms=61_000)
@@ -303,14 +305,16 @@ def test_the_abort_button_and_the_claim_area(codec: HtmlCodec) -> None:
     assert claim_look(room, SPECTATOR, gone, 10**9) is None
     assert claim_look(room, 0, Attendance(0, (None, None)), 10**9) is None
     assert 'class="claim off"' in codec.claim(None)
-    # Ben has just taken the last seat (his page is opening): no countdown until his arrival grace is over
+    # Ben has just taken the last seat (his page is opening): no countdown until the away grace is over
     joined = room.evolve(seated_ms=50_000)
     never = Attendance(0, (None, 20_000))  # the empty seat's stamp, from before the join
-    assert claim_look(joined, 0, never, 50_000 + ARRIVAL_GRACE_MS - 1) is None
-    late = claim_look(joined, 0, never, 50_000 + ARRIVAL_GRACE_MS)
-    assert late is not None and late.wait_s == (LEAVE_GRACE_MS - ARRIVAL_GRACE_MS) // 1000  # from the join
-    left = claim_look(joined, 0, Attendance(0, (None, 51_000)), 52_000)  # came, and went again
-    assert left is not None and left.wait_s == 59
+    assert claim_look(joined, 0, never, 50_000 + AWAY_GRACE_MS - 1) is None
+    late = claim_look(joined, 0, never, 50_000 + AWAY_GRACE_MS)
+    assert late is not None and late.wait_s == (LEAVE_GRACE_MS - AWAY_GRACE_MS) // 1000  # from the join
+    back = Attendance(0, (None, 51_000))  # came, and went again (a reload, say)
+    assert claim_look(joined, 0, back, 51_000 + AWAY_GRACE_MS - 1) is None
+    left = claim_look(joined, 0, back, 51_000 + AWAY_GRACE_MS)
+    assert left is not None and left.wait_s == (LEAVE_GRACE_MS - AWAY_GRACE_MS) // 1000
 
 
 def test_the_result_line_puts_the_readers_score_first() -> None:
