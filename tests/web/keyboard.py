@@ -40,3 +40,13 @@ def seed_where(explored: tuple[int, int], still_hidden: tuple[int, int]) -> int:
         if duel.is_hidden(still_hidden):
             return seed
     raise AssertionError("no seed")
+
+
+def tab_until(page: object, reached: str, bound: int, what: str) -> int:
+    """Press Tab until ``reached`` (a function of the focused element, as page.evaluate takes
+    it: the CSP allows no eval of a string) holds, at most ``bound`` times; how many it took."""
+    for pressed in range(1, bound + 1):
+        page.keyboard.press("Tab")
+        if page.evaluate(f"() => ({reached})(document.activeElement)"):
+            return pressed
+    raise AssertionError(f"Tab never reached {what}")

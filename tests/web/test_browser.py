@@ -22,7 +22,7 @@ from server.web.view_model import score_text
 from tests.conftest import LiveServer
 
 from .conftest import Person, relaunch, start_duel
-from .keyboard import access_key
+from .keyboard import access_key, tab_until
 
 pytestmark = pytest.mark.browser
 
@@ -282,12 +282,7 @@ def test_keyboard_move_stale_notice_and_restart(browser, redis_url: str, start_s
 
         # keyboard only: Tab to the first hidden cell, Enter selects, Enter again = mark,
         # Enter a third time clears, Enter selects again, Alt+C confirms
-        for _ in range(60):
-            page.keyboard.press("Tab")
-            if page.evaluate("document.activeElement && document.activeElement.id") == "cell-0-0":
-                break
-        else:
-            raise AssertionError("Tab never reached the board")
+        tab_until(page, "(e) => e && e.id === 'cell-0-0'", 60, "the board")
         page.keyboard.press("Enter")
         page.wait_for_selector("#cell-0-0.sel-explore")
         assert page.evaluate("document.activeElement.id") == "cell-0-0"  # focus stays on the cell
