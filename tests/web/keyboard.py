@@ -50,3 +50,20 @@ def tab_until(page: object, reached: str, bound: int, what: str) -> int:
         if page.evaluate(f"() => ({reached})(document.activeElement)"):
             return pressed
     raise AssertionError(f"Tab never reached {what}")
+
+
+BOUND = """() => { const link = document.getElementById('replay-next');
+  const data = link && link['htmx-internal-data']; return data ? data.path || null : null; }"""
+
+
+def next_is_bound(page: object) -> None:
+    """Wait (bounded) until the replay bar's "Next" asks for what its ``hx-get`` says: htmx binds
+    a swapped or morphed link's request when the swap settles (its settle delay after it), and a
+    key pressed before asked for the step just shown again (a test that pressed Enter at once saw
+    its step never come, on a busy machine). Nothing to wait for at the last step (a span)."""
+    wanted = page.get_attribute("#replay-next", "hx-get")
+    for _ in range(500):  # at most 5 s
+        if wanted is None or page.evaluate(BOUND) == wanted:
+            return
+        page.wait_for_timeout(10)
+    raise AssertionError(f"'Next' still asks for {page.evaluate(BOUND)}, not {wanted}")

@@ -15,7 +15,7 @@ from tests.conftest import LiveServer
 from tests.server.test_analysis import planned
 
 from .conftest import Person
-from .keyboard import access_key
+from .keyboard import access_key, next_is_bound
 from .test_odds_browser import SEED, _play, _seated, run
 
 pytestmark = pytest.mark.browser
@@ -38,6 +38,7 @@ def shows_step(person: Person, duel, at: int) -> None:
     expect(page.locator("#replay .step")).to_have_text(f"{at}/{total}")
     expect(page.locator("#board .cell.open")).to_have_count(open_cells(duel, at))
     expect(page.locator("#moves .mv.current")).to_have_count(1)
+    next_is_bound(page)
 
 
 def test_each_replay_step_has_its_url(browser, web_server: LiveServer) -> None:

@@ -13,7 +13,7 @@ from engine import Classic, cell_name
 from tests.conftest import LiveServer
 
 from .conftest import Person
-from .keyboard import access_key
+from .keyboard import access_key, next_is_bound
 from .test_solo_replay import planned, play, run, shown_open
 
 pytestmark = pytest.mark.browser
@@ -26,9 +26,11 @@ def live(person: Person) -> None:
 
 
 def shows_step(person: Person, game: Classic, at: int) -> None:
+    """The page shows step ``at``, and its "Next" link is bound to the step after."""
     page = person.page
     expect(page.locator("#replay .step")).to_have_text(f"{at}/{len(game.log)}")
     expect(page.locator("#board .cell.open")).to_have_count(len(shown_open(game, at)))
+    next_is_bound(page)
 
 
 def test_a_finished_classic_game_is_watched_back_step_by_step(browser, web_server: LiveServer, artifacts) -> None:
