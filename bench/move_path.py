@@ -28,11 +28,12 @@ sys.path.insert(0, sys.argv[1] if len(sys.argv) > 1 else str(Path(__file__).reso
 
 from engine import Duel, Explore  # noqa: E402
 from engine.moves import Mark  # noqa: E402
-from server.core.decide import Commit, Play, decide, open_room  # noqa: E402
+from server.core.commands import Commit, Play  # noqa: E402
+from server.core.decide import decide, open_room  # noqa: E402
 from server.core.room import Player  # noqa: E402
 from server.edge.codec_msgpack import MsgpackCodec  # noqa: E402
-from server.store.stored_form import StoredForm  # noqa: E402
 from server.store.messages import commit_message  # noqa: E402
+from server.store.stored_form import StoredForm  # noqa: E402
 
 GAMES = 30
 STEPS = ("apply", "stored", "events", "render3")

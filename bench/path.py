@@ -294,7 +294,7 @@ async def one_pass(url: str, plans, seed: int, steps, cg, census: dict | None = 
     from engine import SPECTATOR, Duel
     from server.app import Parts
     from server.config import Settings
-    from server.core.decide import Play
+    from server.core.commands import Play
     from server.core.room import Player
     from server.edge import wire
     from server.edge.codec_msgpack import MsgpackCodec

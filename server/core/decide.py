@@ -21,23 +21,37 @@ Clock time that ran while the store was out of reach is given back first, in the
 decision makes (:mod:`server.core.outages`; the shell passes the outages it saw).
 
 No awaits, no Redis, no HTTP, no clock reads, no randomness: the shell passes ``now_ms`` and
-builds new games (with their random layouts) before calling :func:`open_room`.
+builds new games (with their random layouts) before calling :func:`open_room`. The commands
+and answers are :mod:`server.core.commands`; the rematch's decisions :mod:`server.core.rematch`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from enum import StrEnum
-from typing import Any
+from dataclasses import replace
 
 from engine import Abort, ClaimAbandoned, Game, IllegalMove, Move, Timeout, move_to_data
 from engine.clock import Clock
-from engine.events import Event
 
-from .computer import has_computer, level_of, reply, seat_away_since
+from .commands import (
+    Claim,
+    Command,
+    Commit,
+    Decision,
+    DeclineRematch,
+    Join,
+    LinkRematch,
+    OfferRematch,
+    Play,
+    Refusal,
+    Refused,
+    Tick,
+    Unchanged,
+)
+from .computer import has_computer, reply, seat_away_since
 from .due import answer_due, clock_due, first_move_due
 from .outages import Outage, resumed
+from .rematch import decline_rematch, link_rematch, offer_rematch
 from .room import Player, Room, Status, open_seat
 
 LEAVE_GRACE_MS = 60_000
@@ -48,140 +62,6 @@ AWAY_GRACE_MS = 5_000
 claim still counts from the first moment). Why: a page reloading (the joiner's, after its Join
 form) or a joiner's page opening connects again within a second or two, and "has left the
 game" meanwhile would be false (and a screen reader says it)."""
-
-
-class Refused(StrEnum):
-    """Why a command changed nothing (machine-readable; the edges map these)."""
-
-    STALE = "stale"
-    """The sender saw another version than the current one."""
-    NOT_SEATED = "not_seated"
-    """Only a player seated in the room may do that."""
-    NOT_PLAYING = "not_playing"
-    """A seat is still empty."""
-    ROOM_FULL = "room_full"
-    NOT_OVER = "not_over"
-    """That needs a finished game (a rematch)."""
-    TIME_OUT = "time_out"
-    """The mover's flag had fallen: the timeout was committed instead."""
-    OPPONENT_PRESENT = "opponent_present"
-    """A claim needs the opponent gone for the grace period (live games only)."""
-    NO_OFFER = "no_offer"
-    """There is no rematch offer of the opponent's to accept or decline."""
-    # the rules' refusals (engine.IllegalCode), by the same names
-    GAME_OVER = "game_over"
-    NOT_YOUR_TURN = "not_your_turn"
-    NOT_A_SEAT = "not_a_seat"
-    OUT_OF_RANGE = "out_of_range"
-    CELL_NOT_HIDDEN = "cell_not_hidden"
-    NOT_A_MOVE = "not_a_move"
-    CELL_FLAGGED = "cell_flagged"
-    CHORD_NOT_SATISFIED = "chord_not_satisfied"
-    TOO_LATE_TO_ABORT = "too_late_to_abort"
-    # only the shell says these (there is no room to decide on, or it lost every race)
-    UNKNOWN_ROOM = "unknown_room"
-    BUSY = "busy"
-
-
-# ---------------------------------------------------------------------- commands
-
-
-@dataclass(frozen=True, slots=True)
-class Join:
-    """The actor takes the first empty seat."""
-
-
-@dataclass(frozen=True, slots=True)
-class Play:
-    """The actor's seat plays ``move`` (a resignation is the engine move ``Resign()``)."""
-
-    move: Move
-
-
-@dataclass(frozen=True, slots=True)
-class Tick:
-    """The server (the sweeper of any process) does what has fallen due (:mod:`server.core.due`):
-    aborts a game whose first move did not come, ends one whose flag fell, plays a computer's
-    answer. Nothing due: :class:`Unchanged`.
-
-    ``answer``: the computer's answer (:func:`~server.core.computer.reply`) already worked out
-    by the shell for this very room, else it is worked out here. Why: the strong computer thinks
-    off the loop, and its move must be decided at the time it is ready, so that its thinking
-    (and any wait for the worker) is on its own clock and never on the opponent's."""
-
-    answer: Move | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Claim:
-    """The actor claims the game (a win, or a draw when ``draw``) because the opponent left:
-    the shell passes when the opponent's last connection closed (``gone_since_ms``, ``None``
-    while connected), which must be :data:`LEAVE_GRACE_MS` ago, counted from no earlier than both
-    seats were taken (:func:`~server.core.computer.seat_away_since`)."""
-
-    draw: bool
-    gone_since_ms: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class OfferRematch:
-    """After the end, the actor offers the same opponent a new game."""
-
-
-@dataclass(frozen=True, slots=True)
-class DeclineRematch:
-    """The opponent's offer is declined (or the actor's own withdrawn)."""
-
-
-@dataclass(frozen=True, slots=True)
-class LinkRematch:
-    """After the end, record ``room_id`` (a new room, players swapped) as this room's rematch:
-    the actor accepts the opponent's offer (a computer, or a game of one seat, needs none)."""
-
-    room_id: str
-
-
-Command = Join | Play | Tick | Claim | OfferRematch | DeclineRematch | LinkRematch
-
-
-# ---------------------------------------------------------------------- answers
-
-
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    code: Refused
-    message: str
-    room: Room | None
-    """The room as it stands (``None`` only for :attr:`Refused.UNKNOWN_ROOM`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Commit:
-    room: Room
-    """The new room: what the shell writes iff the stored version is still the previous one."""
-    kind: str
-    """``create``, ``join``, ``move`` (timeouts, aborts and claims too), ``offer`` (a rematch
-    offered or declined) or ``rematch``: the log entry's kind."""
-    detail: tuple[Any, ...]
-    """The log entry's data: ``(seat, *move_to_data(move))`` for a move."""
-    events: tuple[Event, ...] = ()
-    refusal: Refusal | None = None
-    """Set when the actor's own command was refused although something is committed."""
-    given_ms: int = 0
-    """Clock time given back for a store outage in this commit (:mod:`server.core.outages`)."""
-
-    @property
-    def seat(self) -> int | None:
-        """The seat that moved or joined (for logs), if any."""
-        return self.detail[0] if self.kind in ("move", "join") and self.detail else None
-
-
-@dataclass(frozen=True, slots=True)
-class Unchanged:
-    room: Room
-
-
-Decision = Commit | Refusal | Unchanged
 
 
 # ---------------------------------------------------------------------- deciding
@@ -227,11 +107,11 @@ def _decide(room: Room, actor: Player | None, command: Command, seen_version: in
         case Claim(draw, gone_since_ms):
             return _claim(room, actor, draw, gone_since_ms, now_ms)
         case OfferRematch():
-            return _offer_rematch(room, actor)
+            return offer_rematch(room, actor)
         case DeclineRematch():
-            return _decline_rematch(room, actor)
+            return decline_rematch(room, actor)
         case LinkRematch(room_id):
-            return _link_rematch(room, actor, room_id)
+            return link_rematch(room, actor, room_id)
     raise TypeError(f"not a command: {command!r}")
 
 
@@ -244,11 +124,6 @@ def open_room(room_id: str, game: Game, players: tuple[Player | None, ...], cloc
     room = Room(room_id, 1, game, players, clock, now_ms, seated_ms=None if open_seat(players) is not None else now_ms,
                 listed=listed)
     return Commit(room.evolve(rated=rated and not has_computer(room)), "create", ())
-
-
-def rematch_players(room: Room) -> tuple[Player | None, ...]:
-    """The players of a rematch: the same, seats rotated (a duel's seats swapped)."""
-    return room.players[1:] + room.players[:1]
 
 
 def _play(room: Room, actor: Player | None, move: Move, seen: int | None, now_ms: int) -> Decision:
@@ -322,58 +197,6 @@ def _claim(room: Room, actor: Player | None, draw: bool, gone_since_ms: int | No
         left_s = -(-(LEAVE_GRACE_MS - (now_ms - gone)) // 1000)
         return Refusal(Refused.OPPONENT_PRESENT, f"your opponent left; you can claim in {left_s} s", room)
     return _apply(room, seat, ClaimAbandoned(draw), now_ms)
-
-
-def _finished_seat(room: Room, actor: Player | None, what: str) -> int | Refusal:
-    seat = room.seat_of(actor)
-    if seat is None:
-        return Refusal(Refused.NOT_SEATED, f"only a player of this game can {what}", room)
-    if room.status is not Status.OVER:
-        return Refusal(Refused.NOT_OVER, "a rematch needs a finished game", room)
-    return seat
-
-
-def _offer_rematch(room: Room, actor: Player | None) -> Decision:
-    seat = _finished_seat(room, actor, "offer a rematch")
-    if isinstance(seat, Refusal):
-        return seat
-    if open_seat(room.players) is not None:  # a challenge called off before anybody took it
-        return Refusal(Refused.NOT_PLAYING, "nobody took the other seat: there is nobody to play a rematch with", room)
-    if room.rematch is not None or room.rematch_offer == seat:
-        return Unchanged(room)
-    if room.rematch_offer is not None:
-        return Refusal(Refused.NO_OFFER, "your opponent offered a rematch already: accept it", room)
-    return Commit(room.evolve(version=room.version + 1, rematch_offer=seat, rematch_declined=None), "offer",
-                  (seat, "offer"))
-
-
-def _decline_rematch(room: Room, actor: Player | None) -> Decision:
-    seat = _finished_seat(room, actor, "answer a rematch offer")
-    if isinstance(seat, Refusal):
-        return seat
-    if room.rematch_offer is None or room.rematch is not None:
-        return Unchanged(room)
-    declined = seat if seat != room.rematch_offer else None  # the offerer withdrawing declines nothing
-    return Commit(room.evolve(version=room.version + 1, rematch_offer=None, rematch_declined=declined), "offer",
-                  (seat, "decline" if declined is not None else "withdraw"))
-
-
-def accepts_rematch(room: Room, seat: int) -> bool:
-    """Whether ``seat`` may start the rematch now: the opponent offered it (a computer always
-    would, and a game of one seat has nobody to ask)."""
-    others = [s for s in range(len(room.players)) if s != seat]
-    return all(room.rematch_offer == s or level_of(room.players[s]) is not None for s in others)
-
-
-def _link_rematch(room: Room, actor: Player | None, room_id: str) -> Decision:
-    seat = _finished_seat(room, actor, "start a rematch")
-    if isinstance(seat, Refusal):
-        return seat
-    if room.rematch is not None:
-        return Unchanged(room)
-    if not accepts_rematch(room, seat):
-        return Refusal(Refused.NO_OFFER, "your opponent has not offered a rematch: offer one", room)
-    return Commit(room.evolve(version=room.version + 1, rematch=room_id, rematch_offer=None), "rematch", (room_id,))
 
 
 def _apply(room: Room, seat: int, move: Move, now_ms: int) -> Decision:

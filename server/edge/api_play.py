@@ -9,7 +9,7 @@ from starlette.routing import Route
 
 from engine import Abort, Resign
 
-from ..core.decide import Claim, DeclineRematch, Join, Play, Refused
+from ..core.commands import Claim, DeclineRematch, Join, Play, Refused
 from ..store.analyses import NotAnalysed
 from . import new_game
 from .json_edge import ApiError, game_json, handles, player_of, read_body

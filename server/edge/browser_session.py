@@ -13,7 +13,7 @@ from typing import Any
 from engine import SPECTATOR, Abort, Resign
 from engine.encoding import HIDDEN, OWN_WRONG_MARK
 
-from ..core.decide import Claim, Play, Refused
+from ..core.commands import Claim, Play, Refused
 from ..core.room import Player, Room, Status
 from ..store.service import RoomRefused
 from ..web.html_codec import HtmlCodec

@@ -16,7 +16,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..core.decide import Refused
+from ..core.commands import Refused
 from ..core.room import Player, Room
 from ..store.service import RoomRefused
 from .auth import bearer_token

@@ -11,8 +11,8 @@ import random
 
 from engine import Classic, Duel, Game
 
+from ..core.commands import Refused
 from ..core.computer import computer
-from ..core.decide import Refused
 from ..core.pools import Pool, pool_clock
 from ..core.room import Player, Room
 from ..store.service import RoomRefused, RoomService

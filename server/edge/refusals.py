@@ -1,6 +1,6 @@
 """What a refused action says to a person in the browser: one sentence per refusal code.
 
-The room core refuses with a code (:class:`~server.core.decide.Refused`) and an English
+The room core refuses with a code (:class:`~server.core.commands.Refused`) and an English
 message for the JSON and msgpack edges; a page shows the reader a sentence in their language
 instead. Every code has one here, so no refusal reaches a German page in English (a test
 holds the table to the enum). The sentences are English msgids, marked for the catalogs and
@@ -9,7 +9,7 @@ translated where they are shown (:func:`refusal_notice`).
 
 from __future__ import annotations
 
-from ..core.decide import Refused
+from ..core.commands import Refused
 from ..web.i18n import N_, _
 
 NOTICES: dict[Refused, str] = {

@@ -15,7 +15,7 @@ from typing import Any
 from engine import Chord, Flag, Reveal
 from engine.classic_view import FLAG
 
-from ..core.decide import Play, Refused
+from ..core.commands import Play, Refused
 from ..core.room import Player
 from ..store.service import RoomRefused
 from ..web.html_codec import HtmlCodec

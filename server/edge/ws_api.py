@@ -21,7 +21,7 @@ from starlette.websockets import WebSocket
 
 from engine import Abort, Resign
 
-from ..core.decide import Claim, DeclineRematch, Play, Refused
+from ..core.commands import Claim, DeclineRematch, Play, Refused
 from ..core.room import Player
 from ..outage import UNAVAILABLE, UNAVAILABLE_MESSAGE, redis_down
 from ..store.service import RoomRefused

@@ -32,7 +32,7 @@ from engine.analysis import NOT_HIDDEN, analyze_game
 from engine.duel import Setup
 from engine.moves import Move
 
-from ..core.decide import Refused
+from ..core.commands import Refused
 from ..core.room import Room, Status
 from ..metrics import Metrics
 from ..outage import redis_down

@@ -1,5 +1,5 @@
 """One decision made durable: the room's stored form, the compare-and-set commit (which
-publishes), and its accounting. What the room service does with a :class:`~server.core.decide.Commit`
+publishes), and its accounting. What the room service does with a :class:`~server.core.commands.Commit`
 once the core has decided it, in one place.
 
 A commit succeeds only if the stored version is still the one the change was decided on; the
@@ -20,7 +20,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.decide import Commit
+from ..core.commands import Commit
 from ..core.due import next_due
 from ..core.room import Room, Status
 from ..logs import event

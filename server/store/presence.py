@@ -4,7 +4,7 @@ Each process keeps its own counts per room (spectators, seat 0's connections, se
 fields of the room's presence hash that expire if the process dies (refreshed every third of
 their TTL while it has connections there). The script sums the fields and keeps, per seat,
 since when the seat has had no connection anywhere (the opponent of a player who left may
-claim the game after a grace period: ``server.core.decide.Claim``). A change publishes the
+claim the game after a grace period: ``server.core.commands.Claim``). A change publishes the
 :class:`~server.store.messages.Attendance` on the room's channel, and every process's hub
 pushes it to its local connections (the spectator count, "your opponent left"). The changes
 of one room within :data:`GATHER_S` are written (and published) once.

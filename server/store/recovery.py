@@ -11,7 +11,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from ..core.decide import Tick
+from ..core.commands import Tick
 from ..core.outages import resumed
 from ..core.room import Room
 from ..outage import is_outage

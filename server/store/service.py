@@ -2,7 +2,7 @@
 compare-and-set commit (which publishes) → retry. The imperative shell around the room core.
 
 Every public coroutine returns the Room as it stands after the action, or raises
-:class:`RoomRefused` carrying the core's :class:`~server.core.decide.Refusal` (a plain code
+:class:`RoomRefused` carrying the core's :class:`~server.core.commands.Refusal` (a plain code
 each edge maps to its own status or frame); a refused action changes nothing anywhere.
 Results reach connected clients through the hub (every process's pub/sub), never through the
 return value, so the caller's own socket gets exactly what everybody else gets.
@@ -27,8 +27,7 @@ from typing import Any
 from engine import Game, Move
 from engine.clock import Clock
 
-from ..core.computer import reply, slow_to_answer
-from ..core.decide import (
+from ..core.commands import (
     Command,
     LinkRematch,
     OfferRematch,
@@ -37,12 +36,11 @@ from ..core.decide import (
     Refused,
     Tick,
     Unchanged,
-    accepts_rematch,
-    decide,
-    open_room,
-    rematch_players,
 )
+from ..core.computer import reply, slow_to_answer
+from ..core.decide import decide, open_room
 from ..core.due import answer_due
+from ..core.rematch import accepts_rematch, rematch_players
 from ..core.room import Player, Room, Status
 from ..metrics import Metrics
 from .aftermath import SETTLE_GRACE_MS, Aftermath

@@ -3,7 +3,7 @@
 Rooms where something will fall due by itself (a flag, a first move, a computer's answer:
 :mod:`server.core.due`) sit in their due index scored by when (the commit script keeps it
 current; one ZSET per shard slot: :func:`server.store.keys.clock_key`). Any number of processes may sweep at once: what happens is decided by the room core
-(:class:`~server.core.decide.Tick`) and committed through the same compare-and-set as a move,
+(:class:`~server.core.commands.Tick`) and committed through the same compare-and-set as a move,
 so it happens once. Nobody needs to be connected: a correspondence game times out, and a
 computer answers, with every player away.
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from ..core.decide import Refused, Tick
+from ..core.commands import Refused, Tick
 from ..core.due import next_due
 from ..core.room import Status
 from ..logs import event

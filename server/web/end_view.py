@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from engine import View, cell_name, verify
 
-from ..core.decide import accepts_rematch
+from ..core.rematch import accepts_rematch
 from ..core.room import Room
 from .i18n import _
 from .view_model import display_name

@@ -12,8 +12,8 @@ from starlette.responses import Response
 
 from engine.clock import Clock
 
+from ..core.commands import Join
 from ..core.computer import computer
-from ..core.decide import Join
 from ..core.ratings import clock_category
 from ..core.room import Player
 from ..edge import new_game

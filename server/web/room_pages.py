@@ -14,7 +14,7 @@ from starlette.responses import HTMLResponse, Response
 
 from engine import RULESETS, SPECTATOR, Abort
 
-from ..core.decide import DeclineRematch, Join, Play, Refused
+from ..core.commands import DeclineRematch, Join, Play, Refused
 from ..core.room import Player, Room, Status
 from ..edge import new_game
 from ..edge.peer import is_tls

@@ -23,11 +23,12 @@ from engine import SPECTATOR, Duel, Explore, Mark, Resign, Timeout
 from engine.bots import choose_move
 from engine.clock import Clock
 from engine.rules import Verdict
-from server.core.decide import Commit, Join, Play, Tick, decide, open_room
+from server.core.commands import Commit, Join, Play, Tick
+from server.core.decide import decide, open_room
 from server.core.due import next_due
 from server.core.room import Player, Room
-from server.store.messages import Attendance
 from server.edge.codec_msgpack import MsgpackCodec
+from server.store.messages import Attendance
 from server.web.html_codec import HtmlCodec
 
 from .leaks import Inspector, Truth, expect

@@ -21,7 +21,7 @@ from engine import Duel, Explore, Mark, Resign
 from engine.analysis import analyze_game
 from engine.bots import bot_move
 from server.app import create_app
-from server.core.decide import OfferRematch, Play
+from server.core.commands import OfferRematch, Play
 from server.store.keys import analysis_key, state_key
 from tests.conftest import app_settings
 from tests.names import unique

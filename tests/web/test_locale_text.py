@@ -17,8 +17,9 @@ from engine import SPECTATOR, Duel, Mark, Outcome, Resign, Reveal
 from engine.classic import Classic, ClassicSetup, numbers_of
 from engine.clock import Clock
 from engine.events import ABORTED
+from server.core.commands import Commit, Play
 from server.core.computer import NAMES, computer
-from server.core.decide import Commit, Play, decide, open_room
+from server.core.decide import decide, open_room
 from server.core.ratings import DEFAULT
 from server.core.room import Player, Room
 from server.core.summary import for_player, summary_of

@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 
 from engine import Duel, Explore, Resign
 from engine.clock import DAY_MS, Clock
+from server.core.commands import Commit, Join, Play
 from server.core.computer import computer
-from server.core.decide import Commit, Join, Play, decide, open_room
+from server.core.decide import decide, open_room
 from server.core.ratings import BLITZ, DEFAULT, Rating
 from server.core.room import Player, Room
 from server.core.summary import for_player, summary_of

@@ -13,14 +13,8 @@ from engine.classic import Classic, ClassicSetup
 from engine.clock import Clock
 from engine.moves import Flag
 from engine.rules import Action, Verdict
-from server.core.decide import (
-    AWAY_GRACE_MS,
-    LEAVE_GRACE_MS,
-    Commit,
-    LinkRematch,
-    OfferRematch,
-    decide,
-)
+from server.core.commands import Commit, LinkRematch, OfferRematch
+from server.core.decide import AWAY_GRACE_MS, LEAVE_GRACE_MS, decide
 from server.core.room import Player, Room
 from server.store.messages import Attendance
 from server.web.html_codec import HtmlCodec

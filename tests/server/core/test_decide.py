@@ -28,9 +28,7 @@ from engine import (
     Timeout,
 )
 from engine.clock import DAY_MS, Clock
-from server.core.computer import computer, pause_ms, reply
-from server.core.decide import (
-    LEAVE_GRACE_MS,
+from server.core.commands import (
     Claim,
     Commit,
     DeclineRematch,
@@ -42,11 +40,11 @@ from server.core.decide import (
     Refused,
     Tick,
     Unchanged,
-    decide,
-    open_room,
-    rematch_players,
 )
+from server.core.computer import computer, pause_ms, reply
+from server.core.decide import LEAVE_GRACE_MS, decide, open_room
 from server.core.due import FIRST_MOVE_MS, next_due
+from server.core.rematch import rematch_players
 from server.core.room import Player, Room, Status
 
 ANNA, BEN, CY = Player("gA", "Anna"), Player("gB", "Ben"), Player("gC", "Cy")

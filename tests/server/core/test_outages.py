@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from engine import Explore
 from engine.clock import Clock
-from server.core.decide import Commit, Play, Refusal, Refused, Tick, Unchanged, decide
+from server.core.commands import Commit, Play, Refusal, Refused, Tick, Unchanged
+from server.core.decide import decide
 from server.core.outages import Outage, resumed
 from server.core.room import Room, Status
 

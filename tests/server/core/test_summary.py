@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 
 from engine import Abort, Duel, Explore, Mark, Resign
 from engine.clock import DAY_MS, Clock
+from server.core.commands import Commit, Join, Play
 from server.core.computer import computer
-from server.core.decide import Commit, Join, Play, decide, open_room
+from server.core.decide import decide, open_room
 from server.core.room import Player, Room, Status
 from server.core.summary import (
     for_player,

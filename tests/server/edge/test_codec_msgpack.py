@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import VIEWERS, Duel, Explore, Mark, event_to_data, patch_data, visible_to
-from server.core.decide import Commit, Play, decide, open_room
+from server.core.commands import Commit, Play
+from server.core.decide import decide, open_room
 from server.core.room import Player
 from server.edge.codec_msgpack import MsgpackCodec
 

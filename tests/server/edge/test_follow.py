@@ -7,7 +7,7 @@ import asyncio
 
 from engine import SPECTATOR, Resign
 from server.app import Parts
-from server.core.decide import Play
+from server.core.commands import Play
 from server.core.room import Player
 from server.edge import new_game
 from server.edge.follow import Whereabouts

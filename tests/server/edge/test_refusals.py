@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.classic import BadBoard, check_size
-from server.core.decide import Refused
+from server.core.commands import Refused
 from server.edge.auth import MAX_NAME, BadName, validate_name
 from server.edge.refusals import NOTICES, refusal_notice
 from server.web import i18n

@@ -10,7 +10,7 @@ import random
 import pytest
 
 from engine import Duel, Explore, Resign
-from server.core.decide import Play
+from server.core.commands import Play
 from server.core.room import Player
 from server.metrics import Metrics
 from server.store.analyses import Analyses, NotAnalysed, StoredAnalysis, compute

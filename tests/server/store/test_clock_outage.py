@@ -14,7 +14,7 @@ import pytest
 
 from engine import Explore
 from engine.clock import Clock
-from server.core.decide import Play
+from server.core.commands import Play
 from server.core.room import Player, Status
 from server.edge import new_game
 from server.embedded_redis import EmbeddedRedis

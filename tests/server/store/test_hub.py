@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 
 from engine import SPECTATOR, Resign
 from server.app import Parts
-from server.core.decide import Play
+from server.core.commands import Play
 from server.core.room import Player, Room
 from server.edge import new_game
 from server.edge.outbox import Outbox

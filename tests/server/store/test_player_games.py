@@ -13,8 +13,8 @@ from typing import Any
 from engine import Duel, Explore, Mark, Resign
 from engine.clock import Clock
 from server.app import Parts
+from server.core.commands import Join, Play
 from server.core.computer import computer
-from server.core.decide import Join, Play
 from server.core.room import Player, Room, Status
 from server.edge import new_game
 from server.metrics import Metrics

@@ -17,8 +17,8 @@ from engine import Abort, Duel, Explore, Mark, Resign
 from engine.clock import Clock
 from engine.events import ALL_MINES, TIMEOUT
 from server.app import Parts
+from server.core.commands import Join, OfferRematch, Play
 from server.core.computer import computer
-from server.core.decide import Join, OfferRematch, Play
 from server.core.ratings import (
     BLITZ,
     BULLET,

@@ -8,7 +8,8 @@ import secrets
 
 from engine import Reveal
 from engine.classic import Classic, ClassicSetup, numbers_of
-from server.core.decide import Commit, Play, decide, open_room
+from server.core.commands import Commit, Play
+from server.core.decide import decide, open_room
 from server.core.room import Player
 from server.metrics import Metrics
 from server.store.players import Players

@@ -15,7 +15,7 @@ import redis.asyncio as aioredis
 
 from engine import Resign
 from server.app import Parts
-from server.core.decide import Play
+from server.core.commands import Play
 from server.core.room import Player, Room
 from server.edge import new_game
 from server.store.keys import channel, link_channel

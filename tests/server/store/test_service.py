@@ -15,8 +15,8 @@ import redis.asyncio as aioredis
 from engine import Explore, Flag, Resign, Reveal
 from engine.clock import Clock
 from server.app import Parts
+from server.core.commands import DeclineRematch, Join, Play, Refused, Tick
 from server.core.computer import computer
-from server.core.decide import DeclineRematch, Join, Play, Refused, Tick
 from server.core.due import answer_due
 from server.core.room import Player, Status
 from server.edge import new_game

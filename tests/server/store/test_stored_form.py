@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from engine import Duel, Explore, Mark, Resign
 from engine.clock import Clock
-from server.core.decide import Commit, Join, Play, decide, open_room
+from server.core.commands import Commit, Join, Play
+from server.core.decide import decide, open_room
 from server.core.room import Player, Room
 from server.store.keys import pack, unpack
 from server.store.stored_form import StoredForm, array_header, map_header
