@@ -8,14 +8,17 @@ DOM shows.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -220,3 +223,10 @@ def start_duel(host: Person, guest: Person, seed: int, **game: str) -> str:
     guest.goto_room(room_id)
     guest.page.click("#join")
     return room_id
+
+
+def run(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run ``coro`` to its end in a thread of its own (Playwright's sync API holds an event loop
+    in the test's thread): the JSON API and msgpack socket client from a browser test."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result(timeout=120)

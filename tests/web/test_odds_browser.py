@@ -5,9 +5,7 @@ in its label and on hover or focus. Every wait is bounded and waits for a condit
 
 from __future__ import annotations
 
-import asyncio
 import re
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -20,18 +18,11 @@ from tests.conftest import LiveServer
 from tests.names import unique
 from tests.server.test_analysis import planned
 
-from .conftest import Person
+from .conftest import Person, run
 
 pytestmark = pytest.mark.browser
 
 SEED = 31337
-
-
-def run(coro):
-    """Run ``coro`` to its end in a thread of its own (Playwright's sync API holds a loop in
-    this one)."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result(timeout=120)
 
 
 async def _play(base: str, room_id: str, tokens: list[str], moves: list) -> None:

@@ -14,9 +14,9 @@ from playwright.sync_api import expect
 from tests.conftest import LiveServer
 from tests.server.test_analysis import planned
 
-from .conftest import Person
+from .conftest import Person, run
 from .keyboard import access_key, next_is_bound
-from .test_odds_browser import SEED, _play, _seated, run
+from .test_odds_browser import SEED, _play, _seated
 
 pytestmark = pytest.mark.browser
 

@@ -5,19 +5,19 @@ the end the result and the board. Viewport screenshots of each go to ``test-arti
 
 from __future__ import annotations
 
-import asyncio
 import secrets
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from server.client import Api, GameSocket
+from engine import Explore
+from server.client import Api
 from tests.conftest import LiveServer
 
-from .conftest import Person, start_duel
+from .conftest import Person, run, start_duel
 from .layout import header_misses, outside, page_overflow
+from .test_odds_browser import _play
 
 pytestmark = pytest.mark.browser
 
@@ -113,32 +113,13 @@ def signed_in(browser, base: str, name: str, **context: object) -> Person:
     return person
 
 
-def run(coro):
-    """Run ``coro`` to its end in a thread of its own (Playwright's sync API holds a loop here)."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result(timeout=120)
-
-
 async def finished_duel(base: str, names: tuple[str, str]) -> str:
     """Through the JSON API and the websocket: ``names`` play two moves, then the first resigns."""
     async with Api(base) as api:
         anna, ben = await api.guest(names[0]), await api.guest(names[1])
         game = await api.create_game(anna.token, seat=0, seed=SEED)
         await api.join(ben.token, game["id"])
-        sockets = [await GameSocket.connect(base, game["id"], t) for t in (anna.token, ben.token)]
-        try:
-            for sock in sockets:
-                await sock.until(lambda f: f.get("t") == "snapshot")
-            v = sockets[0].v
-            for seat, cell in ((0, (0, 0)), (1, (10, 10))):
-                await sockets[seat].until_version(v)
-                await sockets[seat].move("explore", cell, v)
-                v += 1
-                for sock in sockets:
-                    await sock.until_version(v)
-        finally:
-            for sock in sockets:
-                await sock.close()
+        await _play(base, game["id"], [anna.token, ben.token], [(0, Explore((0, 0))), (1, Explore((10, 10)))])
         await api.resign(anna.token, game["id"])
         return game["id"]
 

@@ -5,9 +5,7 @@ socket keeping it), 409 before the end with nothing of the layout shown, no odds
 
 from __future__ import annotations
 
-import asyncio
 import re
-from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -18,6 +16,7 @@ from server.client import Api, GameSocket
 from server.edge import new_game
 from tests.conftest import LiveServer
 from tests.names import unique
+from tests.web.conftest import run
 from tests.web.markup import section
 from tests.web.test_i18n import assert_speaks
 
@@ -44,13 +43,6 @@ def planned(seed: int = SEED) -> tuple[Classic, list[Move]]:
     game.apply(0, moves[-1])
     assert game.outcome is not None
     return game, moves
-
-
-def run(coro):
-    """Run ``coro`` to its end in a thread of its own (a browser test's Playwright holds a loop
-    in this one)."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result(timeout=120)
 
 
 async def play(base: str, moves: list[Move], seed: int = SEED) -> str:

@@ -12,9 +12,9 @@ from playwright.sync_api import expect
 from engine import Classic, cell_name
 from tests.conftest import LiveServer
 
-from .conftest import Person
+from .conftest import Person, run
 from .keyboard import access_key, next_is_bound
-from .test_solo_replay import planned, play, run, shown_open
+from .test_solo_replay import planned, play, shown_open
 
 pytestmark = pytest.mark.browser
 
