@@ -39,7 +39,7 @@ from ..web import reconnect, socket_ticket, sound
 from ..web.html_codec import HtmlCodec
 from ..web.i18n import _
 from ..web.language import lang_of
-from ..web.presence_view import claim_look
+from ..web.presence_view import away_text, claim_look
 from ..web.site import web_of
 from . import wire
 from .admission import admitted
@@ -98,9 +98,9 @@ async def _heartbeat(conn: BrowserConn, hub: Any, html: HtmlCodec, room_id: str,
                 if look is not None or conn.claim_shown:  # the area: shown, counting down, or cleared once
                     frame += html.claim(look)
                 conn.claim_shown = look is not None
-                away = html.away(room, attendance, now)
+                away = away_text(room, attendance, now)
                 if away != conn.away_shown:  # who has left: said once it holds (a reload is no leaving)
-                    frame += away
+                    frame += html.away(away)  # rendered only when it changes: this runs every second
                     conn.away_shown = away
         if not conn.push(frame):
             conn.close(SLOW, "too slow: reconnect to resync")

@@ -41,7 +41,7 @@ from .connection_html import ConnectionHtml
 from .end_view import fair_look, rematch_offer_look
 from .html_frames import REPLAY_END, REPLAY_MARK, REPLAYED, SNAPSHOT_MARK
 from .i18n import N_, _
-from .presence_view import abortable, away_text
+from .presence_view import abortable
 from .rating_labels import RatingLabels
 from .replay_html import odds_element, replay_parts
 from .solo_codec import SoloHtml
@@ -215,9 +215,9 @@ class HtmlCodec(ConnectionHtml):
         once the seat has been away for the grace: a reload said "has left" for a moment."""
         return str(self.m.spectators(attendance.spectators))
 
-    def away(self, room: Room, attendance: Attendance, now_ms: int) -> str:
+    def away(self, text: str) -> str:
         """The away note (:func:`~server.web.presence_view.away_text`) as its element."""
-        return str(self.m.away(away_text(room, attendance, now_ms)))
+        return str(self.m.away(text))
 
     def error(self, code: str, message: str, v: int | None = None) -> str:
         """The page keeps its version in ``#seen-v`` (snapshots and updates set it): ``v`` adds nothing here."""

@@ -8,7 +8,6 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
-from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
@@ -32,6 +31,7 @@ from .forms import (
 from .html_codec import HtmlCodec
 from .html_frames import oob
 from .i18n import _
+from .presence_view import away_text
 from .reconnect import reconnect_area
 from .site import (
     ROOM_ID,
@@ -132,7 +132,7 @@ async def room_page(request: Request) -> Response:
         areas=areas,
         spectators=codec.m.spectators(attendance.spectators),
         goto_field=codec.m.goto_field(),
-        away=Markup(codec.away(room, attendance, request.app.state.rooms.now_ms())),  # the codec's frame text
+        away=codec.m.away(away_text(room, attendance, request.app.state.rooms.now_ms())),
         sound_toggle=codec.m.sound_toggle(room.id, sound.sound_on(request)) if viewer != SPECTATOR else "",
         invite_url=invite,
         ruleset=room.ruleset,

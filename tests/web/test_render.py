@@ -19,7 +19,7 @@ from server.core.room import Player, Room
 from server.store.messages import Attendance
 from server.web.html_codec import HtmlCodec
 from server.web.html_frames import SNAPSHOT_MARK, keeping_step
-from server.web.presence_view import claim_look
+from server.web.presence_view import away_text, claim_look
 from server.web.status_view import clock_text
 from server.web.view_model import cell_look, move_text, points_text, score_text
 
@@ -185,11 +185,11 @@ def test_user_text_is_escaped(codec: HtmlCodec) -> None:
 def test_presence_heartbeat_and_clocks(codec: HtmlCodec) -> None:
     here = codec.presence(new_room(), Attendance(3, (None, None)))
     assert 'id="spectators"' in here and ">3<" in here and 'id="away"' not in here  # the heartbeat's to say
-    assert codec.away(new_room(), Attendance(3, (None, None)), 10**9) == \
+    assert codec.away(away_text(new_room(), Attendance(3, (None, None)), 10**9)) == \
         '<p id="away" class="away" role="status" hx-swap-oob="morph"></p>'
     gone = Attendance(0, (None, 1_000))
-    assert "has left" not in codec.away(new_room(), gone, 1_000 + AWAY_GRACE_MS - 1)  # a reload is no leaving
-    assert f"{BEN.name} has left the game." in codec.away(new_room(), gone, 1_000 + AWAY_GRACE_MS)
+    assert "has left" not in away_text(new_room(), gone, 1_000 + AWAY_GRACE_MS - 1)  # a reload is no leaving
+    assert f"{BEN.name} has left the game." in codec.away(away_text(new_room(), gone, 1_000 + AWAY_GRACE_MS))
     assert codec.heartbeat().startswith('<div id="hb"')
     clocked = new_room(clock=Clock.new(300_000, 2_000).start(0, now_ms=1_000))
     beat = codec.heartbeat(clocked, now_ms=61_000)
