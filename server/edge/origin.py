@@ -2,7 +2,11 @@
 
 Guards against cross-site websocket hijacking (our websockets) and CSRF (our forms): an
 origin is allowed if it is one of ``settings.allowed_origins`` or, when none are configured,
-the request's own host.
+the request's own host, and, when the request came over TLS, only a page that did too: a plain
+``http://`` page of our host (one a network attacker can write into) may not act on the ``https``
+site (TLS as :func:`~.peer.is_tls` tells it, a trusted proxy's ``X-Forwarded-Proto`` included). A
+request that arrived as plain http may come from either (behind a TLS proxy that is not
+trusted, the server cannot tell which its pages use).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from urllib.parse import urlsplit
 from starlette.requests import HTTPConnection
 
 from ..config import Settings
+from .peer import is_tls
 
 
 def _origin_of(url: str) -> tuple[str, str]:
@@ -26,6 +31,10 @@ def origin_allowed(origin: str, conn: HTTPConnection, settings: Settings) -> boo
         return False
     if settings.allowed_origins:
         return f"{scheme}://{netloc}" in settings.allowed_origins
+    if scheme not in ("http", "https"):
+        return False
+    if scheme != "https" and is_tls(conn, settings):
+        return False
     return netloc == conn.headers.get("host", "").lower()
 
 

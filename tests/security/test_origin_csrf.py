@@ -176,9 +176,13 @@ def test_guest_cookie_flags_plain_http(live_server):
 
 def test_guest_cookie_is_secure_behind_a_trusted_tls_proxy(make_server):
     server = make_server(MINEDUEL_TRUSTED_PROXY="1")
+    tls_page = server.url.replace("http://", "https://", 1)  # the proxy serves our pages over TLS
+    r = httpx.post(server.url + "/guest", data={"name": unique("Anna")},
+                   headers={"origin": tls_page, "x-forwarded-proto": "https"})
+    assert {"httponly", "samesite=lax", "secure"} <= flags(r.headers["set-cookie"])
     r = httpx.post(server.url + "/guest", data={"name": unique("Anna")},
                    headers={"origin": server.url, "x-forwarded-proto": "https"})
-    assert {"httponly", "samesite=lax", "secure"} <= flags(r.headers["set-cookie"])
+    assert r.status_code == 403 and "set-cookie" not in r.headers  # a plain page of our host, on the TLS site
     r = httpx.post(server.url + "/guest", data={"name": unique("Anna")}, headers={"origin": server.url})
     assert "secure" not in flags(r.headers["set-cookie"])
 

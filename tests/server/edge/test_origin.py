@@ -16,9 +16,9 @@ EVIL = "https://evil.example"
 SETTINGS = Settings()
 
 
-def conn(**headers: str) -> HTTPConnection:
+def conn(scheme: str = "http", **headers: str) -> HTTPConnection:
     raw = [(b"host", b"mineduel.test")] + [(k.encode(), v.encode()) for k, v in headers.items()]
-    return HTTPConnection({"type": "http", "headers": raw})
+    return HTTPConnection({"type": "http", "scheme": scheme, "path": "/", "headers": raw})
 
 
 @pytest.mark.parametrize(("headers", "ok"), [
@@ -45,3 +45,28 @@ def test_configured_origins_replace_the_host() -> None:
 def test_a_websocket_without_origin_is_a_program() -> None:
     assert websocket_origin_ok(conn(), SETTINGS)
     assert not websocket_origin_ok(conn(origin="null"), SETTINGS)
+
+
+@pytest.mark.parametrize(("scheme", "origin", "ok"), [
+    ("https", "https://mineduel.test", True),
+    ("https", "http://mineduel.test", False),  # a plain page of our host on the TLS site
+    ("wss", "https://mineduel.test", True),
+    ("wss", "http://mineduel.test", False),
+    ("http", "http://mineduel.test", True),
+    ("http", "https://mineduel.test", True),  # behind a TLS proxy the server may not know its scheme
+    ("ws", "https://mineduel.test", True),
+    ("https", "ftp://mineduel.test", False),
+    ("http", "chrome-extension://mineduel.test", False),
+])
+def test_a_tls_site_takes_only_tls_pages_of_its_host(scheme: str, origin: str, ok: bool) -> None:
+    request = conn(scheme, origin=origin)
+    assert form_origin_ok(request, SETTINGS) is ok
+    assert websocket_origin_ok(request, SETTINGS) is ok
+
+
+def test_a_trusted_tls_proxy_makes_the_site_a_tls_one() -> None:
+    trusting = dataclasses.replace(SETTINGS, trusted_proxy=True)
+    plain_page = conn(origin="http://mineduel.test", **{"x-forwarded-proto": "https"})
+    assert not form_origin_ok(plain_page, trusting)
+    assert form_origin_ok(plain_page, SETTINGS)  # the header of an untrusted client says nothing
+    assert form_origin_ok(conn(origin="https://mineduel.test", **{"x-forwarded-proto": "https"}), trusting)
