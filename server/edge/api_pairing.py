@@ -41,11 +41,22 @@ async def pair(request: Request) -> Response:
     except AlreadySeeking as exc:
         raise ApiError(409, exc.code, "you are seeking already (one seek at a time, on any server)") from None
     if isinstance(paired, Paired):
-        return JSONResponse({"game": paired.room_id, "seat": paired.seat})
+        return JSONResponse(paired_answer(paired, pool))
     if paired is Unpaired.TIMED_OUT and computer_after_s is not None:
         room, seat = await new_game.computer_game(state.rooms, pool, me)
         return JSONResponse({"game": room.id, "seat": seat, "computer": True})
     return Response(status_code=204)
+
+
+def paired_answer(paired: Paired, asked: Pool) -> dict[str, object]:
+    """The answer of a seek that ended in a game: ``{"game", "seat"}``, plus ``"earlier": true``
+    when the game is the pair of the player's earlier seek of another pool (formed the instant
+    that seek's request closed, and handed to this one: docs/PROTOCOL.md), so a client can tell
+    that its terms are not the ones it just asked for."""
+    answer: dict[str, object] = {"game": paired.room_id, "seat": paired.seat}
+    if paired.pool != asked:
+        answer["earlier"] = True
+    return answer
 
 
 def _seek_of(body: dict[str, Any]) -> tuple[Pool, int, int | None]:

@@ -16,6 +16,10 @@ import pytest
 import redis.asyncio as aioredis
 
 from server.client import Api, ApiError, Guest
+from server.core.pools import pool_of
+from server.core.room import Player
+from server.edge.api_pairing import paired_answer
+from server.store.matchmaker import Paired
 from server.store.pairing import PairingStore
 from tests.names import unique
 
@@ -158,3 +162,13 @@ async def test_the_computer_after_waiting_alone(api: Api, pools: PairingStore) -
     assert game["you"] == answer["seat"] and room["players"][1 - answer["seat"]]["id"] == "@bot2"
     assert room["rated"] is False and room["ruleset"] == "coan" and room["status"] == "playing"
     assert (room["clock"]["initial_ms"], room["clock"]["increment_ms"]) == (600_000, 5_000)
+
+
+def test_a_pair_of_an_earlier_seek_says_so() -> None:
+    """A pair formed the instant the player's earlier seek closed goes to their next seek, of
+    whatever pool: the answer tells when its terms are not the ones asked for now."""
+    casual, rated = pool_of("brettspielnetz", {"initial": 180, "increment": 2}, False), \
+        pool_of("brettspielnetz", {"initial": 180, "increment": 2}, True)
+    paired = Paired("r1", 1, Player("gA", "Anna"), casual)
+    assert paired_answer(paired, casual) == {"game": "r1", "seat": 1}
+    assert paired_answer(paired, rated) == {"game": "r1", "seat": 1, "earlier": True}
