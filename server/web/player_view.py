@@ -13,16 +13,18 @@ from typing import Any
 
 from engine.clock import Clock
 
-from ..core.ratings import CATEGORIES, Rating
+from ..core.ratings import CATEGORIES, DEFAULT, Rating
 from ..core.summary import ABORTED_RESULT, DRAWN, LOST, WON
 from ..store.players import RatingPoint
 from .i18n import N_, _, date_text
-from .status_view import time_control_text
+from .status_view import duration_text, time_control_text
 from .view_model import display_name, points_text, score_pair_text
 
 RESULT_TEXT = {WON: N_("Won"), LOST: N_("Lost"), DRAWN: N_("Drawn"), ABORTED_RESULT: N_("Aborted")}
 TERMINATION_TEXT = {"all_mines": N_("all mines found"), "resignation": N_("resignation"), "timeout": N_("on time"),
                     "aborted": N_("no moves"), "abandoned": N_("opponent left")}
+LEFT_TEXT = N_("left the game")
+"""How a game the player lost by leaving it ended (``abandoned`` names the opponent's leaving)."""
 CATEGORY_TEXT = {"bullet": N_("Bullet"), "blitz": N_("Blitz"), "rapid": N_("Rapid"),
                  "correspondence": N_("Correspondence")}
 """English labels (marked for the catalogs), translated where a row or a page is made."""
@@ -31,18 +33,6 @@ CATEGORY_TEXT = {"bullet": N_("Bullet"), "blitz": N_("Blitz"), "rapid": N_("Rapi
 def category_text(category: str) -> str:
     """A rating category's name in the reader's language."""
     return _(CATEGORY_TEXT[category]) if category in CATEGORY_TEXT else category.title()
-
-
-def duration_text(ms: int) -> str:
-    """A rough span: ``2 d 3 h``, ``5 h 10 min``, ``12 min``, ``40 s``."""
-    seconds = max(0, ms) // 1000
-    days, hours, minutes = seconds // 86_400, seconds % 86_400 // 3600, seconds % 3600 // 60
-    span = {"days": days, "hours": hours, "minutes": minutes, "seconds": seconds}
-    if days:
-        return (_("%(days)d d %(hours)d h") if hours else _("%(days)d d")) % span
-    if hours:
-        return (_("%(hours)d h %(minutes)d min") if minutes else _("%(hours)d h")) % span
-    return (_("%(minutes)d min") if minutes else _("%(seconds)d s")) % span
 
 
 def terms_text(clock: dict[str, int] | None) -> str:
@@ -89,7 +79,8 @@ def game_row(entry: dict[str, Any], now_ms: int) -> GameRow:
     status = entry["status"]
     result = entry.get("result")
     if status == "over":
-        how = TERMINATION_TEXT.get((entry.get("outcome") or [""])[0], "")
+        termination = (entry.get("outcome") or [""])[0]
+        how = LEFT_TEXT if termination == "abandoned" and result == LOST else TERMINATION_TEXT.get(termination, "")
         how = _(how) if how else ""
         when = date_text(entry.get("ended_ms")) + (f" \u00b7 {how}" if how and result != ABORTED_RESULT else "")
         text = _(RESULT_TEXT[result]) if result in RESULT_TEXT else ""
@@ -145,14 +136,16 @@ def rating_looks(ratings: dict[str, Rating], histories: dict[str, Sequence[Ratin
                  shown: int = 10) -> list[RatingLook]:
     """Per category (in :data:`~server.core.ratings.CATEGORIES` order), the rating and its last
     ``shown`` points (``histories``: oldest first, as stored; one more than ``shown`` gives the
-    oldest shown its change too)."""
+    oldest shown its change too; ``shown`` or fewer are the whole history, whose first point
+    changed the starting rating)."""
     looks = []
     for category in CATEGORIES:
         rating = ratings[category]
         points = list(histories.get(category, ()))
         shown_points = []
         for i, point in enumerate(points):
-            change = points_text(round(point.rating) - round(points[i - 1].rating)) if i > 0 else ""
+            before = points[i - 1].rating if i > 0 else DEFAULT.rating if len(points) <= shown else None
+            change = points_text(round(point.rating) - round(before)) if before is not None else ""
             shown_points.append(PointLook(date_text(point.ended_ms), str(round(point.rating)), change, point.game_id))
         looks.append(RatingLook(category, category_text(category), rating.display,
                                 rating.provisional, rating.games, round(rating.deviation),

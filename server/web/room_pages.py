@@ -132,7 +132,7 @@ async def room_page(request: Request) -> Response:
         areas=areas,
         spectators=codec.m.spectators(attendance.spectators),
         goto_field=codec.m.goto_field(),
-        away=codec.m.away(away_text(room, attendance, request.app.state.rooms.now_ms())),
+        away=codec.m.away(away_text(room, attendance, request.app.state.rooms.now_ms(), viewer)),
         sound_toggle=codec.m.sound_toggle(room.id, sound.sound_on(request)) if viewer != SPECTATOR else "",
         invite_url=invite,
         ruleset=room.ruleset,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine import Outcome
-from engine.clock import Clock
+from engine.clock import DAY_MS, Clock
 from engine.events import ABANDONED, ABORTED, RESIGNATION, TIMEOUT
 
 from ..core.computer import level_of
@@ -40,6 +40,10 @@ def outcome_text(outcome: Outcome, scores: Sequence[int], names: Sequence[str | 
             _("%(name)s\u2019s time ran out") % {"name": seat_name(names, loser)}
     elif outcome.termination == ABORTED:
         return _("Game aborted \u2014 no result")
+    elif outcome.termination == ABANDONED and winner is not None:
+        leaver = 1 - winner  # the other claimed the win
+        text = _("Opponent left") if winner == viewer else _("You left") if leaver == viewer else \
+            _("%(name)s left") % {"name": seat_name(names, leaver)}
     elif outcome.termination == ABANDONED:
         text = _("Opponent left") if viewer in (0, 1) else _("A player left")
     else:
@@ -109,14 +113,31 @@ def tab_title(room: Room, viewer: int) -> str:
 
 def clock_text(ms: int) -> str:
     """``m:ss`` (rounded up, so 0:00 means the time is really gone); tenths under ten seconds,
-    with the reader's decimal sign (``0:09.5``, German ``0:09,5``)."""
+    with the reader's decimal sign (``0:09.5``, German ``0:09,5``); ``h:mm:ss`` from an hour, and
+    from a day (a correspondence game's clock) the rough span (``2 d 23 h``), not ``4320:00``."""
     if ms <= 0:
         return "0:00"
     if ms < 10_000:
         tenths = -(-ms // 100)
         return "0:" + number(tenths / 10, 1, whole=2)
+    if ms >= DAY_MS:
+        return duration_text(ms)
     seconds = -(-ms // 1000)
+    if seconds >= 3600:
+        return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
     return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def duration_text(ms: int) -> str:
+    """A rough span: ``2 d 3 h``, ``5 h 10 min``, ``12 min``, ``40 s``."""
+    seconds = max(0, ms) // 1000
+    days, hours, minutes = seconds // 86_400, seconds % 86_400 // 3600, seconds % 3600 // 60
+    span = {"days": days, "hours": hours, "minutes": minutes, "seconds": seconds}
+    if days:
+        return (_("%(days)d d %(hours)d h") if hours else _("%(days)d d")) % span
+    if hours:
+        return (_("%(hours)d h %(minutes)d min") if minutes else _("%(hours)d h")) % span
+    return (_("%(minutes)d min") if minutes else _("%(seconds)d s")) % span
 
 
 def time_control_text(clock: Clock | None) -> str:

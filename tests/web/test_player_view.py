@@ -7,7 +7,7 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import Duel, Explore, Resign
+from engine import ClaimAbandoned, Duel, Explore, Resign
 from engine.clock import DAY_MS, Clock
 from server.core.commands import Commit, Join, Play
 from server.core.computer import computer
@@ -71,6 +71,17 @@ def test_a_finished_row_has_the_result_the_score_first_and_how_it_ended() -> Non
     assert anna.when.endswith("resignation") and anna.terms == "3+2"
 
 
+def test_a_game_left_says_who_left_on_each_side() -> None:
+    room = step(rated_room(), ANNA, Play(Explore((0, 0))), T0 + 1000)
+    game = room.game.copy()
+    game.apply(0, ClaimAbandoned(False))  # Ben left, Anna claimed the win
+    over = room.evolve(version=room.version + 1, game=game)
+    anna = game_row(for_player(summary_of(over), "gA"), T0)
+    ben = game_row(for_player(summary_of(over), "gB"), T0)
+    assert anna.result_text == "Won" and anna.when.endswith("opponent left")
+    assert ben.result_text == "Lost" and ben.when.endswith("left the game")
+
+
 def test_a_waiting_row_and_a_computer_opponent() -> None:
     waiting = game_row(for_player(summary_of(rated_room((ANNA, None))), "gA"), T0)
     assert waiting.opponent == "(open seat)" and waiting.opponent_href is None and "waiting since" in waiting.when
@@ -103,6 +114,16 @@ def test_rating_looks_show_the_newest_points_first_with_their_change() -> None:
     assert [p.game for p in blitz.history] == [f"g{i}" for i in range(11, 1, -1)]
     assert blitz.history[0].change == "\u2212210" and blitz.history[1].change == "+190"  # 1390 after 1600...
     assert looks["bullet"].display == "1500?" and looks["bullet"].history == []
+
+
+def test_the_first_rated_game_shows_its_change_from_the_start() -> None:
+    ratings = {c: DEFAULT for c in ("bullet", "blitz", "rapid", "correspondence")}
+    points = [RatingPoint(T0, 1662.3, "g0"), RatingPoint(T0 + 1, 1640.0, "g1")]
+    blitz = {look.category: look for look in rating_looks(ratings, {BLITZ: points}, shown=10)}[BLITZ]
+    assert [p.change for p in blitz.history] == ["\u221222", "+162"]
+    longer = [RatingPoint(T0 + i, 1500.0 + i, f"g{i}") for i in range(3)]
+    tail = {look.category: look for look in rating_looks(ratings, {BLITZ: longer}, shown=2)}[BLITZ]
+    assert [p.change for p in tail.history] == ["+1", "+1"]  # the extra point only gives the oldest its change
 
 
 def test_leader_rows_skip_players_without_a_name() -> None:

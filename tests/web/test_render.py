@@ -8,19 +8,19 @@ import re
 
 import pytest
 
-from engine import SPECTATOR, Duel, Explore, Mark, MoveLine, Resign
+from engine import ABANDONED, SPECTATOR, Duel, Explore, Mark, MoveLine, Outcome, Resign
 from engine.classic import Classic, ClassicSetup
 from engine.clock import Clock
 from engine.moves import Flag
 from engine.rules import Action, Verdict
-from server.core.commands import Commit, LinkRematch, OfferRematch
+from server.core.commands import Commit, DeclineRematch, LinkRematch, OfferRematch
 from server.core.decide import AWAY_GRACE_MS, LEAVE_GRACE_MS, decide
 from server.core.room import Player, Room
 from server.store.messages import Attendance
 from server.web.html_codec import HtmlCodec
 from server.web.html_frames import SNAPSHOT_MARK, keeping_step
 from server.web.presence_view import away_text, claim_look
-from server.web.status_view import clock_text
+from server.web.status_view import clock_text, outcome_text
 from server.web.view_model import cell_look, move_text, points_text, score_text
 
 ANNA, BEN = Player("ga", "Anna"), Player("gb", "Ben")
@@ -60,6 +60,19 @@ def test_points_scores_and_clocks_read_well() -> None:
     assert clock_text(61_001) == "1:02"  # rounded up: 0:00 only when the time is really gone
     assert clock_text(9_900) == "0:09.9"
     assert clock_text(0) == "0:00"
+    assert clock_text(3_599_000) == "59:59" and clock_text(3_599_001) == "1:00:00"
+    assert clock_text(5 * 3_600_000 + 62_000) == "5:01:02"
+    assert clock_text(3 * 86_400_000) == "3 d" and clock_text(3 * 86_400_000 - 1000) == "2 d 23 h"
+
+
+def test_a_game_left_reads_from_each_side() -> None:
+    """The player who stayed claimed the win: the one who left is told so, not "opponent left"."""
+    left = Outcome(ABANDONED, 0)
+    names = ("Anna", "Ben")
+    assert outcome_text(left, (3, 1), names, 0) == "Opponent left \u2014 you win, 3\u00a0:\u00a01"
+    assert outcome_text(left, (3, 1), names, 1) == "You left \u2014 Anna wins, 1\u00a0:\u00a03"
+    assert outcome_text(left, (3, 1), names, SPECTATOR) == "Ben left \u2014 Anna wins, 3\u00a0:\u00a01"
+    assert outcome_text(Outcome(ABANDONED, None), (3, 1), names, SPECTATOR).startswith("A player left \u2014 a draw")
 
 
 def test_move_lines_as_rules_md_writes_them() -> None:
@@ -176,6 +189,26 @@ def test_the_offerers_page_goes_to_the_rematch_when_it_is_linked(codec: HtmlCode
     assert follows not in codec.update(over, offered.room, 1, [])  # the offer itself moves nobody
 
 
+def test_spectators_read_the_rematch_as_onlookers(codec: HtmlCodec) -> None:
+    """A spectator is told who offered and who declined, and is offered to watch the rematch,
+    never to play it; the players' own words stay theirs."""
+    over, _ = after(new_room(), 1, Resign())
+    offered = decide(over, BEN, OfferRematch(), None, 0)
+    assert isinstance(offered, Commit)
+    assert "Ben offers a rematch." in codec.update(over, offered.room, SPECTATOR, [])
+    declined = decide(offered.room, ANNA, DeclineRematch(), None, 0)
+    assert isinstance(declined, Commit)
+    watching = codec.update(offered.room, declined.room, SPECTATOR, [])
+    assert "Anna declined the rematch." in watching and "offers a rematch" not in watching
+    assert "You declined the rematch." in codec.update(offered.room, declined.room, 0, [])
+    again = decide(declined.room, BEN, OfferRematch(), None, 0)
+    assert isinstance(again, Commit)
+    linked = decide(again.room, ANNA, LinkRematch("room2"), None, 0)
+    assert isinstance(linked, Commit)
+    assert "Watch the rematch" in codec.update(again.room, linked.room, SPECTATOR, [])
+    assert all("Play the rematch" in codec.update(again.room, linked.room, seat, []) for seat in (0, 1))
+
+
 def test_user_text_is_escaped(codec: HtmlCodec) -> None:
     evil = Player("gx", '<script>alert("x")</script>')
     frame = codec.snapshot(new_room(players=(evil, BEN)), SPECTATOR)
@@ -190,6 +223,10 @@ def test_presence_heartbeat_and_clocks(codec: HtmlCodec) -> None:
     gone = Attendance(0, (None, 1_000))
     assert "has left" not in away_text(new_room(), gone, 1_000 + AWAY_GRACE_MS - 1)  # a reload is no leaving
     assert f"{BEN.name} has left the game." in codec.away(away_text(new_room(), gone, 1_000 + AWAY_GRACE_MS))
+    later = 1_000 + AWAY_GRACE_MS
+    assert claim_look(new_room(), 0, gone, later) is not None
+    assert away_text(new_room(), gone, later, 0) == ""  # Anna's claim area names him already
+    assert f"{BEN.name} has left the game." == away_text(new_room(), gone, later, 1) == away_text(new_room(), gone, later, SPECTATOR)
     assert codec.heartbeat().startswith('<div id="hb"')
     clocked = new_room(clock=Clock.new(300_000, 2_000).start(0, now_ms=1_000))
     beat = codec.heartbeat(clocked, now_ms=61_000)
