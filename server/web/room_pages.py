@@ -265,12 +265,14 @@ async def decline_rematch(request: Request, room_id: str, me: Player | None) -> 
 
 @_posted_on_room
 async def cancel_challenge(request: Request, room_id: str, me: Player | None) -> Response:
-    """POST: the creator calls off their open challenge (the waiting room ends, aborted)."""
+    """POST: the creator calls off their open challenge (the waiting room ends, aborted). Only
+    the waiting room read here: decided on its version, so a join that lands in between wins
+    (the abort is refused as stale) instead of aborting the game just joined."""
     if me is not None:
         with contextlib.suppress(RoomRefused):
             room = await request.app.state.rooms.latest(room_id)
             if room.status is Status.WAITING and room.seat_of(me) is not None:
-                await request.app.state.rooms.act(room_id, me, Play(Abort()))
+                await request.app.state.rooms.act(room_id, me, Play(Abort()), seen_version=room.version)
                 request.app.state.lobby.poke()
     return redirect("/")
 

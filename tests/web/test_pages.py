@@ -9,6 +9,7 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
+from unittest.mock import AsyncMock
 
 import pytest
 
@@ -17,6 +18,7 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from server.app import create_app
+from server.core.room import Status
 from server.edge.csp import CSP
 from server.store.results import DEFAULT_PRESET
 from tests.conftest import app_settings
@@ -175,6 +177,24 @@ def test_create_join_and_the_room_page(client: TestClient) -> None:
     assert f'id="watch-{room_id}"' in home and f'id="accept-{room_id}"' not in home
     assert client.get("/g/doesnotexist").status_code == 404
     assert client.get("/join", params={"code": "http://x/g/abc_DEF"}).headers["location"] == "/g/abc_DEF"
+
+
+def test_a_join_that_lands_while_a_cancel_is_decided_wins(client: TestClient, monkeypatch) -> None:
+    """Cancel and join at once: the cancel read the waiting room, the join committed before
+    the cancel's abort. The joined game goes on; the cancel changes nothing."""
+    anna, ben = named(client, "Anna"), named(client, "Ben")
+    room_url = as_(client, anna).post("/games", data={"seat": "0", "seed": "7"}, headers={"origin": BASE}).headers["location"]
+    room_id = room_url.rsplit("/", 1)[1]
+    rooms = client.app.state.rooms  # type: ignore[attr-defined]
+    waiting = client.portal.call(rooms.latest, room_id)  # type: ignore[union-attr]
+    assert as_(client, ben).post(room_url + "/join", headers={"origin": BASE}).status_code == 303
+    read_before_the_join = AsyncMock(return_value=waiting)
+    monkeypatch.setattr(rooms, "latest", read_before_the_join)
+    assert as_(client, anna).post(room_url + "/cancel", headers={"origin": BASE}).headers["location"] == "/"
+    assert read_before_the_join.await_count == 1
+    monkeypatch.undo()
+    room = client.portal.call(rooms.latest, room_id)  # type: ignore[union-attr]
+    assert room.status is Status.PLAYING and room.version == waiting.version + 1
 
 
 def test_seed_is_a_test_hook_only(redis_url: str) -> None:
