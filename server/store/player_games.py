@@ -23,7 +23,7 @@ import json
 import logging
 from typing import Any
 
-from ..core.room import Room, Status
+from ..core.room import Room, Status, open_seat
 from ..core.summary import for_player, indexed_players, ongoing_order, summary_of
 from ..logs import event
 from ..metrics import Metrics
@@ -59,7 +59,8 @@ class PlayerGames:
         summary = summary_of(room)
         text = json.dumps(summary, separators=(",", ":"))
         over = room.status is Status.OVER
-        args: list[bytes | str | int] = [room.id, room.version, text, "1" if over else "0",
+        ended = ("-" if open_seat(room.players) is not None else "1") if over else "0"  # a challenge called off: no game
+        args: list[bytes | str | int] = [room.id, room.version, text, ended,
                                          summary["ended_ms"] or summary["changed_ms"], self.keep,
                                          "" if self.ttl_ms is None else self.ttl_ms]
         link = self.store.link  # the move path's client: the writes of both players go out together

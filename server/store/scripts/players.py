@@ -12,9 +12,10 @@ nothing and says why (the caller reads again after ``stale``).
 
 :data:`PLAYER_GAME` puts a game's summary (``server.core.summary``) on one player's lists: the
 ongoing hash while it is played or waits, the finished set (newest kept, older ones and their
-summaries dropped) once it is over. A game on the finished list never changes again, and an
-ongoing entry is replaced only by a newer version of the room, so the writes of two processes
-(or a retry) may arrive in any order. Its keys renew their expiry with every write.
+summaries dropped) once it is over; a challenge called off before anybody took it leaves both.
+A game on the finished list never changes again, and an ongoing entry is replaced only by a
+newer version of the room, so the writes of two processes (or a retry) may arrive in any order.
+Its keys renew their expiry with every write.
 
 
 :data:`SOLO_RESULT` records a won classic game on the all-time and the day's leaderboards of
@@ -65,10 +66,13 @@ return 'applied'
 
 PLAYER_GAME = """
 -- KEYS: the player's ongoing games, finished games, finished games' summaries.
--- ARGV: room id, room version, summary (JSON), '1' if the game is over, its end (ms), how many
--- finished games are kept, the keys' lifetime (ms; '' = no expiry).
+-- ARGV: room id, room version, summary (JSON), '1' if the game is over ('-' if it ended
+-- without an opponent: off the lists), its end (ms), how many finished games are kept, the
+-- keys' lifetime (ms; '' = no expiry).
 if redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 0 end
-if ARGV[4] == '1' then
+if ARGV[4] == '-' then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+elseif ARGV[4] == '1' then
   redis.call('HDEL', KEYS[1], ARGV[1])
   redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
   redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])

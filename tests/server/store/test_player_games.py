@@ -10,7 +10,7 @@ import secrets
 import time
 from typing import Any
 
-from engine import Duel, Explore, Mark, Resign
+from engine import Abort, Duel, Explore, Mark, Resign
 from engine.clock import Clock
 from server.app import Parts
 from server.core.commands import Join, Play
@@ -86,6 +86,18 @@ async def test_the_lists_follow_joins_moves_and_the_end(parts: Parts) -> None:
         assert entry["ended_ms"] == room.ended_ms and entry["scores"] == list(room.game.scores)
     results = {(await games.finished(p.id))[0]["result"] for p in (anna, ben)}
     assert results in ({"won", "lost"}, {"drawn"})
+
+
+async def test_a_challenge_called_off_leaves_no_finished_game(parts: Parts) -> None:
+    """Nobody took it: no game was played, so none is listed (the player's public page would
+    show "vs (open seat), aborted" and give it a finished game's place)."""
+    rooms = service(parts)
+    [anna] = people("Anna")
+    room = await rooms.create(new_game.duel("brettspielnetz", 11), (anna, None), Clock.new(300_000, 3_000))
+    assert [g["id"] for g in await rooms.games.ongoing(anna.id)] == [room.id]
+    over = await rooms.act(room.id, anna, Play(Abort()))
+    assert over.status is Status.OVER
+    assert await rooms.games.ongoing(anna.id) == [] and await rooms.games.finished(anna.id) == []
 
 
 async def test_finished_games_come_newest_first_and_the_oldest_go(parts: Parts) -> None:
