@@ -108,10 +108,15 @@ def solo_result(room: Room) -> SoloResult | None:
 def rated_result(room: Room) -> tuple[str, tuple[str, str], float] | None:
     """What a finished room does to ratings: ``(category, (seat 0's id, seat 1's id), seat 0's
     score)``, or ``None`` when it is not rated (casual, untimed, against the computer, not a
-    duel) or has no result (aborted, not over)."""
+    duel) or has no result (aborted, not over), or ended before both seats had made a move: a
+    resignation (or a left game claimed) without a game played would be a rated win for nothing,
+    and a player with a second guest could farm rating with it (the abort's own rule, which
+    lichess applies too: no game, no rating)."""
     outcome = room.game.outcome
     category = rated_category(room.kind, room.rated, room.clock)
     if category is None or outcome is None or room.ended_ms is None or len(room.players) != 2:
+        return None
+    if not room.game.every_seat_moved:  # type: ignore[attr-defined]  (rated games are duels)
         return None
     first, second = room.players
     if first is None or second is None or level_of(first) is not None or level_of(second) is not None:

@@ -41,6 +41,21 @@ async def seated_game(api: Api, seed: int | None, **create: Any) -> tuple[str, G
     return game["id"], anna, ben
 
 
+async def both_move(base_url: str, game_id: str, seed: int, tokens: tuple[str, str]) -> Duel:
+    """A safe explore of each seat in turn over its socket (``seed``'s game, both seats taken,
+    nobody moved yet): a game both have moved in, which a rated game must be to count. Returns
+    the referee after the two moves."""
+    duel = referee(seed)
+    for seat, token in enumerate(tokens):
+        cell = next(c for c in duel.geo.cells if duel.is_hidden(c) and c not in duel.setup.mines)
+        duel.apply(seat, Explore(cell))
+        async with await GameSocket.connect(base_url, game_id, token) as ws:
+            v = (await ws.next())["v"]
+            await ws.move("explore", cell)
+            await ws.until_version(v + 1)
+    return duel
+
+
 async def three_sockets(game_id: str, anna: Guest, ben: Guest, seat0_url: str, seat1_url: str | None = None,
                         spectator_url: str | None = None) -> dict[int, GameSocket]:
     """Anna (seat 0), Ben (seat 1) and a spectator connected to ``game_id``, each to its own

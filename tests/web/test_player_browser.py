@@ -58,6 +58,11 @@ def test_a_rated_game_then_the_players_page_and_my_games(browser, web_server: Li
         seat = 0 if anna.text("#name-0").startswith(anna.name) else 1
         expect(anna.page.locator(f"#name-{seat} a")).to_have_attribute("href", f"/p/{anna_id}")
 
+        for number, person in enumerate((anna, ben) if seat == 0 else (ben, anna), start=1):  # rated once both moved
+            person.page.wait_for_selector("#status.your-turn")
+            person.page.click("label.quick-explore")
+            person.page.locator('button[type="submit"][id^="cell-"]:not([aria-disabled="true"])').first.click()
+            anna.wait_move(number)
         anna.page.click("#resign")
         anna.page.click("#resign-yes")
         for person in (anna, ben):

@@ -22,6 +22,7 @@ from server.store.players import Players, Ratings
 from server.web.clock_choices import CLOCK_CHOICES, CLOCKS
 from tests.conftest import LiveServer
 from tests.names import unique
+from tests.server.helpers import both_move
 from tests.web.markup import section
 
 BLITZ_CLOCK = {"initial": 180, "increment": 2}
@@ -44,16 +45,17 @@ async def page(server: LiveServer, path: str, guest: Guest | None = None) -> htt
         return await http.get(path)
 
 
-async def rated_game_won_by(api: Api, winner: Guest, loser: Guest, seed: int) -> str:
+async def rated_game_won_by(api: Api, winner: Guest, loser: Guest, seed: int, base_url: str) -> str:
     game = await api.create_game(winner.token, seat=0, seed=seed, clock=BLITZ_CLOCK, rated=True)
     await api.join(loser.token, game["id"])
+    await both_move(base_url, game["id"], seed, (winner.token, loser.token))  # (a game rates once both moved)
     await api.resign(loser.token, game["id"])
     return game["id"]
 
 
 async def test_a_players_page_after_a_rated_game(api: Api, web_server: LiveServer) -> None:
     anna, ben = await api.guest(unique("Anna")), await api.guest(unique("Ben"))
-    game_id = await rated_game_won_by(api, anna, ben, 51)
+    game_id = await rated_game_won_by(api, anna, ben, 51, web_server.url)
     after = dict(zip((anna.id, ben.id), rate_game(DEFAULT, DEFAULT, 1.0), strict=True))
     for me, opponent, result in ((anna, ben, "Won"), (ben, anna, "Lost")):
         html = (await page(web_server, f"/p/{me.id}")).text
@@ -126,7 +128,7 @@ async def test_my_games_lists_the_games_where_it_is_my_turn_first(api: Api, web_
     await asyncio.sleep(0.01)
     theirs = await api.create_game(ben.token, seat=0, seed=53)  # Ben moves first (newer)
     await api.join(anna.token, theirs["id"])
-    finished = await rated_game_won_by(api, anna, ben, 54)
+    finished = await rated_game_won_by(api, anna, ben, 54, web_server.url)
 
     assert (await page(web_server, "/me")).headers["location"] == "/?next=/me"
     html = (await page(web_server, "/me", anna)).text
@@ -175,7 +177,7 @@ async def test_the_ratings_page_lists_established_players_best_first(web_server:
 
 async def test_a_rated_room_shows_the_ratings_beside_the_names(api: Api, web_server: LiveServer) -> None:
     anna, ben = await api.guest(unique("Anna")), await api.guest(unique("Ben"))
-    await rated_game_won_by(api, anna, ben, 55)
+    await rated_game_won_by(api, anna, ben, 55, web_server.url)
     game = await api.create_game(anna.token, seat=0, seed=56, clock=BLITZ_CLOCK, rated=True)
     await api.join(ben.token, game["id"])
     new_anna, new_ben = rate_game(DEFAULT, DEFAULT, 1.0)

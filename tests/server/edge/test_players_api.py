@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from engine import Explore
 from server.client import ApiError, GameSocket
 from server.core.ratings import BLITZ, CATEGORIES, DEFAULT, rate_game
 from tests.names import unique
@@ -70,6 +71,12 @@ async def test_the_lists_after_a_join_a_move_and_the_end(api, live_server) -> No
         await ws.until_version(3)
     assert [g["your_turn"] for g in (await api.player_games(anna.id))["games"]] == [False]
     assert [g["your_turn"] for g in (await api.player_games(ben.id))["games"]] == [True]
+    duel.apply(0, Explore(safe))
+    answer = next(c for c in duel.geo.cells if duel.is_hidden(c) and c not in duel.setup.mines)
+    async with await GameSocket.connect(live_server.url, game_id, ben.token) as ws:  # both have moved: rated
+        await ws.next()
+        await ws.move("explore", answer)
+        await ws.until_version(4)
 
     await api.resign(ben.token, game_id)
     for p, result in ((anna, "won"), (ben, "lost")):

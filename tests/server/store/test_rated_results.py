@@ -101,6 +101,17 @@ async def assert_rated_once(ratings: Ratings, room: Room, category: str, before:
     assert await ratings.redis.exists(rated_game_key(room.id))
 
 
+async def opened(rooms: RoomService, room: Room) -> Room:
+    """``room`` after a safe explore of each seat: a game both have moved in (one ended sooner
+    rates nobody, as an abort)."""
+    for _ in range(2):
+        game: Duel = room.game  # type: ignore[assignment]
+        cell = next(c for c in game.geo.cells if game.is_hidden(c) and c not in game.setup.mines)
+        room = await rooms.act(room.id, room.players[game.to_move], Play(Explore(cell)))
+    assert room.game.every_seat_moved  # type: ignore[attr-defined]
+    return room
+
+
 async def unchanged(ratings: Ratings, *players: Player) -> bool:
     found = await ratings.ratings_many([p.id for p in players])
     return all(found[p.id] == dict.fromkeys(CATEGORIES, DEFAULT) for p in players)
@@ -112,7 +123,7 @@ async def test_a_resignation_moves_both_ratings_once(parts: Parts) -> None:
     await warm_up(parts.ratings, anna, ben, BLITZ)
     before = await parts.ratings.ratings_many([anna.id, ben.id])
     room = await rooms.create(new_game.duel("brettspielnetz", 21), (anna, None), BLITZ_CLOCK, rated=True)
-    await rooms.act(room.id, ben, Join())
+    await opened(rooms, await rooms.act(room.id, ben, Join()))
     over = await rooms.act(room.id, ben, Play(Resign()))
     assert over.game.outcome.winner == 0  # type: ignore[union-attr]
     await assert_rated_once(parts.ratings, over, BLITZ, (before[anna.id][BLITZ], before[ben.id][BLITZ]))
@@ -171,6 +182,23 @@ async def test_casual_computer_and_aborted_games_change_nothing(parts: Parts) ->
         assert await due(parts.store, room.id) is None  # settled all the same
 
 
+async def test_a_resignation_before_both_have_moved_rates_nobody(parts: Parts) -> None:
+    """A rated win for nothing (a second guest resigning at once) would farm rating."""
+    rooms = process(parts.store, parts.ratings)
+    anna, ben = people("Anna", "Ben")
+    room = await rooms.create(new_game.duel("brettspielnetz", 33), (anna, ben), BLITZ_CLOCK, rated=True)
+    at_once = await rooms.act(room.id, ben, Play(Resign()))
+    room = await rooms.create(new_game.duel("brettspielnetz", 34), (anna, ben), BLITZ_CLOCK, rated=True)
+    game: Duel = room.game  # type: ignore[assignment]
+    room = await rooms.act(room.id, anna, Play(Explore(next(c for c in game.geo.cells if c not in game.setup.mines))))
+    after_one = await rooms.act(room.id, ben, Play(Resign()))
+    for over in (at_once, after_one):
+        assert over.status is Status.OVER and over.game.outcome.winner == 0  # type: ignore[union-attr]
+        assert not await parts.ratings.redis.exists(rated_game_key(over.id))
+        assert await due(parts.store, over.id) is None  # settled all the same
+    assert await unchanged(parts.ratings, anna, ben)
+
+
 class GatedRatings(Ratings):
     """Ratings whose first read waits for another process's: both read before either writes."""
 
@@ -195,7 +223,7 @@ async def test_two_processes_seeing_one_end_apply_it_once(parts: Parts, other_st
     dying = process(parts.store, parts.ratings)
     dying.aftermath.after = died  # type: ignore[method-assign]
     anna, ben = people("Anna", "Ben")
-    room = await dying.create(new_game.duel("brettspielnetz", 27), (anna, ben), BLITZ_CLOCK, rated=True)
+    room = await opened(dying, await dying.create(new_game.duel("brettspielnetz", 27), (anna, ben), BLITZ_CLOCK, rated=True))
     over = await dying.act(room.id, anna, Play(Resign()))
     assert await unchanged(parts.ratings, anna, ben)
     settle_at = await due(parts.store, room.id)
@@ -209,7 +237,7 @@ async def test_two_processes_seeing_one_end_apply_it_once(parts: Parts, other_st
 async def test_both_players_ending_one_game_at_once_rate_it_once(parts: Parts, other_store: Store) -> None:
     first, second = process(parts.store, parts.ratings), process(other_store, Ratings(other_store.redis))
     anna, ben = people("Anna", "Ben")
-    room = await first.create(new_game.duel("brettspielnetz", 28), (anna, ben), BLITZ_CLOCK, rated=True)
+    room = await opened(first, await first.create(new_game.duel("brettspielnetz", 28), (anna, ben), BLITZ_CLOCK, rated=True))
     answers = await asyncio.gather(first.act(room.id, anna, Play(Resign())), second.act(room.id, ben, Play(Resign())),
                                    return_exceptions=True)
     assert sum(isinstance(a, RoomRefused) for a in answers) == 1  # the second finds the game over
@@ -222,7 +250,7 @@ async def test_an_end_whose_process_died_is_settled_by_a_sweeper(parts: Parts, o
     sweeper = process(other_store, Ratings(other_store.redis))
     dying = process(parts.store, parts.ratings)  # its end is due for the sweepers in 10 s
     dying.aftermath.after = died  # type: ignore[method-assign]
-    waiting = await dying.create(new_game.duel("brettspielnetz", 29), (anna, ben), BLITZ_CLOCK, rated=True)
+    waiting = await opened(dying, await dying.create(new_game.duel("brettspielnetz", 29), (anna, ben), BLITZ_CLOCK, rated=True))
     await dying.act(waiting.id, ben, Play(Resign()))
     await sweep_once(sweeper)  # not yet: the committing process may still be at it
     assert await unchanged(parts.ratings, anna, ben) and await due(parts.store, waiting.id) is not None
@@ -230,7 +258,7 @@ async def test_an_end_whose_process_died_is_settled_by_a_sweeper(parts: Parts, o
     cleo, dan = people("Cleo", "Dan")
     gone = process(parts.store, parts.ratings, settle_grace_ms=0)  # its end is due at once
     gone.aftermath.after = died  # type: ignore[method-assign]
-    room = await gone.create(new_game.duel("brettspielnetz", 32), (cleo, dan), BLITZ_CLOCK, rated=True)
+    room = await opened(gone, await gone.create(new_game.duel("brettspielnetz", 32), (cleo, dan), BLITZ_CLOCK, rated=True))
     over = await gone.act(room.id, dan, Play(Resign()))
     await sweep_once(sweeper)
     await assert_rated_once(parts.ratings, over, BLITZ, (DEFAULT, DEFAULT))
@@ -253,7 +281,7 @@ async def an_end_whose_rating_failed(store: Store, seed: int, **options: int) \
     metrics, ratings = Metrics(), Ratings(store.redis)
     failing = process(store, FailingRatings(store.redis), metrics, **options)
     anna, ben = people("Anna", "Ben")
-    room = await failing.create(new_game.duel("brettspielnetz", seed), (anna, ben), BLITZ_CLOCK, rated=True)
+    room = await opened(failing, await failing.create(new_game.duel("brettspielnetz", seed), (anna, ben), BLITZ_CLOCK, rated=True))
     over = await failing.act(room.id, anna, Play(Resign()))
     assert over.status is Status.OVER and (await failing.load(room.id)).version == over.version
     assert sample(metrics, "mineduel_settle_failures_total", what="rating") == 1
@@ -287,7 +315,7 @@ async def test_a_failed_rating_never_fails_the_move_and_is_tried_again(own_redis
 async def test_a_rematch_offer_after_the_end_changes_nothing_settled(parts: Parts) -> None:
     rooms = process(parts.store, parts.ratings)
     anna, ben = people("Anna", "Ben")
-    room = await rooms.create(new_game.duel("brettspielnetz", 31), (anna, ben), BLITZ_CLOCK, rated=True)
+    room = await opened(rooms, await rooms.create(new_game.duel("brettspielnetz", 31), (anna, ben), BLITZ_CLOCK, rated=True))
     over = await rooms.act(room.id, anna, Play(Resign()))
     offered = await rooms.act(room.id, ben, OfferRematch())
     assert offered.rematch_offer == 1 and await due(parts.store, room.id) is None
