@@ -44,6 +44,7 @@ from server.embedded_redis import free_port
 BENCH_ENV = {
     "MINEDUEL_RATE_IP_GUESTS": "off",
     "MINEDUEL_RATE_IP_GAMES": "off",
+    "MINEDUEL_RATE_IP_CLASSIC": "off",
     "MINEDUEL_MAX_SOCKETS_PER_IP": "0",
     "LOG_LEVEL": "warning",
     "HOST": "127.0.0.1",

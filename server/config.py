@@ -77,7 +77,17 @@ class Settings:
     ip_guest_rate: Rate = (60.0, 60.0)
     """Guest creations per client IP (API and form): a burst of 60, then one per second (429)."""
     ip_game_rate: Rate = (30.0, 300.0)
-    """Game creations per client IP (API and form): a burst of 30, then one per 10 s (429)."""
+    """Duel creations per client IP (API, forms, quick pairing, a duel's rematch): a burst of 30,
+    then one per 10 s (429). Classic games have their own bucket (``ip_classic_rate``)."""
+    ip_classic_rate: Rate = (300.0, 300.0)
+    """Classic game creations per client IP (``POST /api/v1/solo``, the Restart and Play again
+    forms, a classic game's rematch): a burst of 300, then one per second (429). Why this much:
+    a speed player restarts a Beginner board every 1-3 s for as long as a session lasts, and
+    players behind one NAT share the address; a refill of one per second never stops a player
+    restarting every second, and the burst covers a faster spell (every half second for five
+    minutes) or a few such players at once. Still a bound on a flood: at most 300 + 86,400
+    rooms a day per address and process (the duels': 30 + 8,640), each kept until it expires
+    (``idle_ttl_s`` unfinished, ``finished_ttl_s`` finished)."""
     ip_max_sockets: int = 64
     """Concurrent websockets per client IP in one process (0 = no limit); more get 429."""
     allowed_origins: tuple[str, ...] = ()
@@ -163,6 +173,7 @@ class Settings:
             spectator_rate=_rate(e.get("MINEDUEL_RATE_SPECTATOR"), cls.spectator_rate),
             ip_guest_rate=_rate(e.get("MINEDUEL_RATE_IP_GUESTS"), cls.ip_guest_rate),
             ip_game_rate=_rate(e.get("MINEDUEL_RATE_IP_GAMES"), cls.ip_game_rate),
+            ip_classic_rate=_rate(e.get("MINEDUEL_RATE_IP_CLASSIC"), cls.ip_classic_rate),
             ip_max_sockets=int(e.get("MINEDUEL_MAX_SOCKETS_PER_IP", "64")),
             allowed_origins=_origins(e.get("MINEDUEL_ALLOWED_ORIGINS")),
             trusted_proxy=_bool(e.get("MINEDUEL_TRUSTED_PROXY"), False),

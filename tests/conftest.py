@@ -119,6 +119,7 @@ def _launch_on(port: int, redis_url: str | None, log_dir: Path, env: dict[str, s
         # test turns them on (tests/security/test_limits.py does)
         "MINEDUEL_RATE_IP_GUESTS": "off",
         "MINEDUEL_RATE_IP_GAMES": "off",
+        "MINEDUEL_RATE_IP_CLASSIC": "off",
         "MINEDUEL_MAX_SOCKETS_PER_IP": "0",
     }
     if redis_url is not None:

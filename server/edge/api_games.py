@@ -112,7 +112,7 @@ async def create_solo(request: Request) -> JSONResponse:
         game = new_game.classic(width, height, mines, no_guess, seed)
     except ValueError as exc:
         raise ApiError(400, "bad_field", str(exc)) from None
-    guard_of(request).new_game(request)
+    guard_of(request).new_game(request, classic=True)
     room = await state.rooms.create(game, (await state.guests.current(player),))
     return JSONResponse({"id": room.id, "seat": 0, **game_json(room, 0)}, status_code=201)
 

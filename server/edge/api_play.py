@@ -13,6 +13,7 @@ from ..core.commands import Claim, DeclineRematch, Join, Play, Refused
 from ..store.analyses import NotAnalysed
 from . import new_game
 from .json_edge import ApiError, game_json, handles, player_of, read_body
+from .limits import guard_of
 from .wire import version_value
 
 
@@ -48,10 +49,13 @@ async def get_analysis(request: Request) -> JSONResponse:
 @handles
 async def rematch(request: Request) -> JSONResponse:
     """Accept the opponent's rematch offer (``201``: the new game) or offer one (``202``: the
-    old game, now carrying the offer, which the opponent accepts the same way)."""
+    old game, now carrying the offer, which the opponent accepts the same way). Making the new
+    game spends a game creation of the client's address (429 ``rate_limited``: nothing made, an
+    offer left standing)."""
     player = player_of(request)
     game_id = request.path_params["id"]
-    room = await request.app.state.rooms.rematch(game_id, player, new_game.rematch_of)
+    make = guard_of(request).charged(request, new_game.rematch_of)
+    room = await request.app.state.rooms.rematch(game_id, player, make)
     if room.id == game_id:
         return JSONResponse({"id": room.id, "offered": True, "v": room.version}, status_code=202)
     return JSONResponse({"id": room.id, "seat": room.seat_of(player), "v": room.version}, status_code=201)

@@ -1,7 +1,8 @@
 """How much a client may ask: per-IP limits of one process, and per-connection flood control.
 
 - :class:`Guard` (``app.state.guard``): credit buckets per client address for guest and game
-  creation (429 with ``Retry-After``) and a cap on concurrent websockets;
+  creation (429 with ``Retry-After``; a duel's and a classic game's apart, a rematch's charged
+  like the others) and a cap on concurrent websockets;
 - :class:`MessageLimit`: one websocket's frames, a bucket for while it is a player's and a
   smaller one for while it is a spectator's.
 
@@ -19,9 +20,10 @@ from collections.abc import Callable
 from starlette.requests import HTTPConnection
 from starlette.responses import PlainTextResponse, Response
 
-from engine import SPECTATOR
+from engine import SPECTATOR, Game
 
 from ..config import Rate, Settings
+from ..core.room import Room
 from .peer import client_ip
 from .ratelimit import Bucket, Counter, KeyedLimiter
 
@@ -47,6 +49,7 @@ class Guard:
         self.now = now
         self.guests = _limiter(settings.ip_guest_rate)
         self.games = _limiter(settings.ip_game_rate)
+        self.classic_games = _limiter(settings.ip_classic_rate)
         self.sockets = Counter(settings.ip_max_sockets) if settings.ip_max_sockets > 0 else None
 
     def _spend(self, limiter: KeyedLimiter | None, what: str, conn: HTTPConnection) -> None:
@@ -61,9 +64,25 @@ class Guard:
         """Spend one guest creation of the client's IP; raises :class:`Limited`."""
         self._spend(self.guests, "new guests", conn)
 
-    def new_game(self, conn: HTTPConnection) -> None:
-        """Spend one game creation of the client's IP; raises :class:`Limited`."""
-        self._spend(self.games, "new games", conn)
+    def new_game(self, conn: HTTPConnection, *, classic: bool = False) -> None:
+        """Spend one game creation of the client's IP: a duel's (``ip_game_rate``), or with
+        ``classic`` a classic game's, from its own larger bucket (``ip_classic_rate``: a speed
+        player restarts every few seconds). Raises :class:`Limited`, having spent nothing."""
+        self._spend(self.classic_games if classic else self.games, "new games", conn)
+
+    def charged(self, conn: HTTPConnection, make: Callable[[Room], Game]) -> Callable[[Room], Game]:
+        """``make`` (a rematch's game: ``new_game.rematch_of``) spending a game creation of the
+        client's IP first, from the bucket of the old room's kind. The way every route hands
+        ``RoomService.rematch`` its ``new_game``: the service calls it only when this client
+        makes the new room (accepting an offer, a rematch against the computer, a classic
+        game's restart), just before it does, so an offer costs nothing, and a refusal
+        (:class:`Limited`) leaves no room made and the old room as it was (an offer standing)."""
+
+        def charge_then_make(room: Room) -> Game:
+            self.new_game(conn, classic=room.kind == "classic")
+            return make(room)
+
+        return charge_then_make
 
     def open_socket(self, conn: HTTPConnection) -> str | None:
         """Count a websocket of the client's IP: its key (pass it to :meth:`close_socket`), or

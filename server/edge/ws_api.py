@@ -30,6 +30,7 @@ from .admission import admitted
 from .auth import bearer_token
 from .follow import Whereabouts
 from .frames import client_frames
+from .limits import Limited, guard_of
 from .outbox import Outbox
 from .raw_send import frame_sender, frame_writer
 
@@ -92,7 +93,7 @@ async def _game_socket(websocket: WebSocket) -> None:
                 state.metrics.bad_messages.inc()
                 box.send(codec.error(parsed.code, parsed.message, box.version))
                 continue
-            await _handle(parsed, player, box, where.room_id, state, started)
+            await _handle(parsed, player, box, where.room_id, state, started, websocket)
     except Exception as exc:
         await box.fail(exc, where.room_id, state.metrics, websocket.send_bytes,
                        codec.error(UNAVAILABLE, UNAVAILABLE_MESSAGE, box.version))
@@ -102,10 +103,12 @@ async def _game_socket(websocket: WebSocket) -> None:
 
 
 async def _handle(msg: wire.ClientMessage, player: Player | None, box: Outbox, room_id: str, state: Any,
-                  started: float) -> None:
+                  started: float, websocket: WebSocket) -> None:
     """Play ``msg`` for the socket's player. Nothing comes back on success (the update reaches
     this socket through the hub like every other); a refusal is one error frame, followed by a
-    fresh snapshot after a stale move, or once Redis answers again after an outage."""
+    fresh snapshot after a stale move, or once Redis answers again after an outage. A rematch
+    that makes the new game spends a game creation of the socket's address (``websocket``):
+    refused, ``rate_limited``, nothing made."""
     codec, hub = state.codecs["msgpack"], state.hub
     try:
         if isinstance(msg, wire.ClaimMessage):
@@ -116,7 +119,8 @@ async def _handle(msg: wire.ClientMessage, player: Player | None, box: Outbox, r
             if msg.decline:
                 await state.rooms.act(room_id, player, DeclineRematch())
             else:
-                await state.rooms.rematch(room_id, player, new_game.rematch_of)
+                make = guard_of(websocket).charged(websocket, new_game.rematch_of)
+                await state.rooms.rematch(room_id, player, make)
             return
         move = msg.move if isinstance(msg, wire.MoveMessage) else Abort() if isinstance(msg, wire.AbortMessage) \
             else Resign()
@@ -126,6 +130,8 @@ async def _handle(msg: wire.ClientMessage, player: Player | None, box: Outbox, r
         box.send(codec.error(wire_code(exc.code), exc.message, box.version))
         if exc.code is Refused.STALE and exc.room is not None:
             hub.send_snapshot(box, exc.room)
+    except Limited as exc:  # a rematch over the address's new-game budget; the socket stays open
+        box.send(codec.error("rate_limited", str(exc), box.version))
     except Exception as exc:  # Redis unreachable: the move is refused (the commit is all or nothing)
         if not redis_down(state.metrics, "move", exc, room=room_id, player=box.player_id):
             raise

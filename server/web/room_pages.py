@@ -16,6 +16,7 @@ from engine import RULESETS, SPECTATOR, Abort
 from ..core.commands import DeclineRematch, Join, Play, Refused
 from ..core.room import Player, Room, Status
 from ..edge import new_game
+from ..edge.limits import Limited, guard_of
 from ..edge.peer import is_tls
 from ..edge.wire import digits_value
 from ..outage import redis_down
@@ -37,6 +38,7 @@ from .site import (
     ROOM_ID,
     Web,
     error_page_for,
+    limited_page,
     redirect,
     render_page,
     visitor_of,
@@ -230,12 +232,18 @@ def _posted_on_room(handler: Callable[[Request, str, Player | None], Awaitable[R
 
 @_posted_on_room
 async def rematch(request: Request, room_id: str, me: Player | None) -> Response:
+    """Offer a rematch, or make it: accept the opponent's offer, play the computer again. Making
+    it spends a game creation of the visitor's address ("Slow down" page, 429: nothing made,
+    the offer still standing)."""
     if me is None:
         return redirect(f"/g/{room_id}")
     try:
-        fresh = await request.app.state.rooms.rematch(room_id, me, new_game.rematch_of)
+        make = guard_of(request).charged(request, new_game.rematch_of)
+        fresh = await request.app.state.rooms.rematch(room_id, me, make)
     except RoomRefused:
         return redirect(f"/g/{room_id}")
+    except Limited as exc:
+        return await limited_page(request, exc)
     return redirect(f"/g/{fresh.id}")  # accepted: the new game (listed by the service); an offer: this page
 
 

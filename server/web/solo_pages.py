@@ -76,7 +76,7 @@ async def create_solo(request: Request) -> Response:
     form = await form_of(request)
     try:
         game = _game_of(request, form)
-        guard_of(request).new_game(request)
+        guard_of(request).new_game(request, classic=True)
     except BadForm as exc:
         return await refused_form(request, exc, _("Cannot make that board"))
     except Limited as exc:
