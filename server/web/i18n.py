@@ -14,8 +14,9 @@ first time a language is used (``read_po`` + ``write_mo``): no build step to for
 Labels kept in module-level tables are marked with :func:`N_` (extracted, not translated) and
 translated where they are shown, never at import.
 
-Numbers with a fraction and dates are written here too, in the same render's language
-(:func:`number`, :func:`date_text`, Babel's rules): "2.20 s" in English is "2,20 s" in German.
+Numbers with a fraction, percentages and dates are written here too, in the same render's
+language (:func:`number`, :func:`percent`, :func:`date_text`, Babel's rules): "2.20 s" in English
+is "2,20 s" in German, "75%" is "75 %" (with a no-break space).
 """
 
 from __future__ import annotations
@@ -25,15 +26,16 @@ import datetime
 import functools
 import gettext as _gettext
 import io
+import re
 from collections.abc import Iterator
 from contextvars import ContextVar
 from pathlib import Path
 
-from babel.core import negotiate_locale
+from babel.core import Locale, negotiate_locale
 from babel.dates import format_date
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
-from babel.numbers import format_decimal
+from babel.numbers import format_decimal, format_percent
 from jinja2 import Environment
 
 from .weighted import weighted
@@ -102,6 +104,24 @@ def number(x: float, places: int = 0, *, trim: bool = False, whole: int = 1) -> 
     return MINUS + text if x < 0 and any(ch in "123456789" for ch in text) else text
 
 
+def percent(x: float, places: int = 0) -> str:
+    """The fraction ``x`` (``0.75``) as a percentage with ``places`` decimals, as the render's
+    language writes one (its own percent pattern, Babel's): ``75%``, ``23.4%`` in English;
+    ``75\u00a0%``, ``23,4\u00a0%`` in German (a no-break space: the sign never wraps away from
+    its number). The one way the site writes a percentage. A negative one gets the real minus
+    sign (:data:`MINUS`), unless it rounds to zero."""
+    pattern = _percent_pattern(current())
+    digits = "0" + ("." + "0" * places if places else "")
+    text = format_percent(abs(x), format=re.sub(r"[#0,.]+", digits, pattern, count=1), locale=current())
+    return MINUS + text if x < 0 and any(ch in "123456789" for ch in text) else text
+
+
+@functools.cache
+def _percent_pattern(lang: str) -> str:
+    """The positive part of ``lang``'s standard percent pattern (``#,##0%``, ``#,##0\u00a0%``)."""
+    return Locale.parse(lang).percent_formats[None].pattern.split(";")[0]
+
+
 def date_text(ms: int | None) -> str:
     """A UTC day (``ms`` since the epoch) in Babel's medium form of the render's language:
     ``29.11.2026`` in German, ``Nov 29, 2026`` in English (the month spelled out: no reader
@@ -127,13 +147,14 @@ def using(lang: str) -> Iterator[None]:
 def install(env: Environment) -> None:
     """Give ``env``'s templates ``_``, ``gettext``, ``ngettext``, ``pgettext``, ``{% trans %}``
     (newstyle: autoescaped, ``%(name)s`` placeholders filled from keyword arguments, so a
-    literal percent sign is written ``%%``), ``lang()`` and ``number()``."""
+    literal percent sign is written ``%%``), ``lang()``, ``number()`` and ``percent()``."""
     env.add_extension("jinja2.ext.i18n")
     env.install_gettext_callables(  # type: ignore[attr-defined]
         gettext, ngettext, newstyle=True, pgettext=pgettext,
         npgettext=lambda c, s, p, n: _current.get().npgettext(c, s, p, n))
     env.globals["lang"] = current
     env.globals["number"] = number
+    env.globals["percent"] = percent
     env.globals["lang_names"] = NAMES
 
 

@@ -3,8 +3,9 @@ the post-game analysis, :mod:`server.store.analyses`; the macro ``odds`` in
 ``web/templates/_room.html`` decides the markup).
 
 Pure: it reads a :class:`~server.store.analyses.StoredAnalysis` (figures rounded once to
-floats) and formats them; :func:`engine.analysis.percent` is the one way a probability is
-written, so the page and the API's floats always agree.
+floats) and formats them; :func:`engine.analysis.percent_code` is the one way a probability is
+rounded, so the page and the API's floats always agree, and :func:`chance_text` writes it in the
+reader's language (:func:`server.web.i18n.percent`: ``41%``, German ``41 %``).
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from engine import cell_name
-from engine.analysis import LESS_THAN_1, MORE_THAN_99, NOT_HIDDEN, percent, percent_text
+from engine.analysis import LESS_THAN_1, MORE_THAN_99, NOT_HIDDEN, percent_code
 
 from ..store.analyses import StoredAnalysis
-from .i18n import MINUS, _, number
+from .i18n import MINUS, _, number, percent
 from .view_model import CellLook, action_word, seat_name
 
 
@@ -29,6 +30,22 @@ def signed(x: float) -> str:
     return text if text.startswith(MINUS) else "+" + text
 
 
+def code_text(code: int) -> str:
+    """A :func:`engine.analysis.percent_code` as the reader writes it: ``41%``, ``<1%``,
+    ``>99%``; German ``41\u00a0%``, ``<1\u00a0%``."""
+    if code == LESS_THAN_1:
+        return "<" + percent(0.01)
+    if code == MORE_THAN_99:
+        return ">" + percent(0.99)
+    return percent(code / 100)
+
+
+def chance_text(p: float) -> str:
+    """A probability as people read it (:func:`engine.analysis.percent`'s rounding, the reader's
+    way of writing a percentage): ``0%`` and ``100%`` only when exact."""
+    return code_text(percent_code(p))
+
+
 @dataclass(frozen=True, slots=True)
 class MoveOddsLook:
     """The figures of the move that led to the replay step shown."""
@@ -39,12 +56,12 @@ class MoveOddsLook:
     where: str
     chance_label: str
     chance: str
-    """The chosen cell's mine chance (for a mark: the chance it was right), e.g. ``41 %``."""
+    """The chosen cell's mine chance (for a mark: the chance it was right), e.g. ``41%``."""
     best_label: str
     best: str
     """The best cell's for that action: the lowest mine chance, or the highest for a mark."""
     verdict: str
-    """``certain``, ``safest`` or ``risky: 41 % vs 0 % available``."""
+    """``certain``, ``safest`` or ``risky: 41% vs 0% available``."""
     fortune: str | None
     points: str
     expected: str
@@ -58,9 +75,10 @@ class PlayerOddsLook:
     name: str
     moves: int
     safest: str
-    """Share of moves that took the least risk available, ``82 %`` (``–`` without moves)."""
+    """Share of moves that took the least risk available, ``82%`` (German ``82\u00a0%``; ``–``
+    without moves)."""
     excess: str
-    """Mean risk taken above the least available, in percentage points, ``4.1 %`` (``4,1 %``)."""
+    """Mean risk taken above the least available, in percentage points, ``4.1%`` (``4,1\u00a0%``)."""
     luck: str
     """Points scored minus the points the moves were worth on average, ``+1.5``."""
 
@@ -97,16 +115,16 @@ def move_look(data: dict, names: Sequence[str | None]) -> MoveOddsLook:
     """The look of one move's figures (an item of ``StoredAnalysis.moves``)."""
     explore = data["action"] == "explore"
     css = "certain" if data["certain"] else "safest" if data["safest"] else "risky"
-    best = percent(data["p_min"] if explore else data["p_max"])
+    best = chance_text(data["p_min"] if explore else data["p_max"])
     return MoveOddsLook(
         who=seat_name(names, data["seat"]),
         action=action_word(data["action"]),
         where=cell_name(tuple(data["cell"])),
         chance_label=_("mine chance") if explore else _("chance the mark was right"),
-        chance=percent(data["p_mine"]),
+        chance=chance_text(data["p_mine"]),
         best_label=_("safest cell") if explore else _("likeliest mine"),
         best=best,
-        verdict=verdict_text(css, percent(data["p_mine"]), best),
+        verdict=verdict_text(css, chance_text(data["p_mine"]), best),
         fortune=None if data["fortune"] is None else _("lucky") if data["fortune"] == "lucky" else _("unlucky"),
         points=signed(data["points"]),
         expected=signed(data["expected_points"]),
@@ -116,7 +134,7 @@ def move_look(data: dict, names: Sequence[str | None]) -> MoveOddsLook:
 
 def verdict_text(css: str, chance: str, best: str) -> str:
     """The engine's verdict (``MoveOdds.verdict``) in the reader's words: ``certain``,
-    ``safest`` or ``risky: 41 % vs 0 % available``."""
+    ``safest`` or ``risky: 41% vs 0% available``."""
     if css == "certain":
         return _("certain")
     if css == "safest":
@@ -132,8 +150,8 @@ def player_looks(analysis: StoredAnalysis, names: Sequence[str | None]) -> tuple
             seat=data["seat"],
             name=seat_name(names, data["seat"]),
             moves=data["moves"],
-            safest="\u2013" if share is None else f"{round(share * 100)} %",
-            excess="\u2013" if excess is None else f"{number(excess * 100, 1)} %",
+            safest="\u2013" if share is None else percent(share),
+            excess="\u2013" if excess is None else percent(excess, 1),
             luck=signed(data["luck"]),
         ))
     return tuple(out)
@@ -184,7 +202,7 @@ def overlay(cells: list[CellLook], analysis: StoredAnalysis, at: int) -> list[Ce
         if code == NOT_HIDDEN:
             out.append(look)
             continue
-        text = percent_text(code)
+        text = code_text(code)
         said = _("proven safe") if code == 0 else _("proven mine") if code == 100 else \
             _("%(chance)s mine") % {"chance": text}
         out.append(replace(look, css=f"{look.css} odds {tint(code)}", label=f"{look.label}, {said}", odds=text))

@@ -153,10 +153,16 @@ async def missing_page(request: Request, exc: Exception) -> Response:
     return secured(response)
 
 
+LIMITED = {"new games": N_("Too many new games from your address; try again in %(seconds)d\u00a0s."),
+           "new guests": N_("Too many new guests from your address; try again in %(seconds)d\u00a0s.")}
+"""What each per-IP limit (:attr:`Limited.what`) says: one whole sentence each, so that every
+language words it as a whole (German "neue Spiele", never a fragment spliced into a frame)."""
+LIMITED_ANY = N_("Too many requests from your address; try again in %(seconds)d\u00a0s.")
+
+
 def limited_text(exc: Limited) -> str:
     """What a refused per-IP limit says, in the reader's language."""
-    return _("too many %(what)s from your address; try again in %(seconds)d s.") % {
-        "what": _("new games") if exc.what == "new games" else _("new guests"), "seconds": exc.retry_after_s}
+    return _(LIMITED.get(exc.what, LIMITED_ANY)) % {"seconds": exc.retry_after_s}
 
 
 async def limited_page(request: Request, exc: Limited) -> HTMLResponse:

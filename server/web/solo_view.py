@@ -19,7 +19,7 @@ from engine.geometry import Cell
 from engine.moves import Chord, Flag, Move, Resign, Reveal
 
 from ..core.room import Room, Status
-from .i18n import N_, _, ngettext, number
+from .i18n import N_, _, ngettext, number, percent
 
 MODES = ("reveal", "flag")
 PRESET_NAMES = {"beginner": N_("Beginner"), "intermediate": N_("Intermediate"), "expert": N_("Expert"),
@@ -193,6 +193,7 @@ class SoloStats:
     three_bv: int
     bv_per_s: str
     efficiency: str
+    """3BV per click as a percentage, ``80%`` (German ``80\u00a0%``)."""
     clicks: tuple[int, int, int]
     won: bool
 
@@ -208,7 +209,7 @@ def solo_stats(room: Room) -> SoloStats | None:
     elapsed = room.elapsed_ms(room.ended_ms or 0) or 0
     seconds = max(elapsed, 1) / 1000
     return SoloStats(timer_text(elapsed, True), view.three_bv, number(view.three_bv / seconds, 2),
-                     f"{number(100 * view.three_bv / max(sum(view.clicks), 1))} %", view.clicks,
+                     percent(view.three_bv / max(sum(view.clicks), 1)), view.clicks,
                      view.outcome.termination == CLEARED)
 
 

@@ -207,7 +207,7 @@ async def test_the_pairing_socket_counts_its_seek_and_offers_no_computer_before_
     await second.close()
     refused = await ws_attempt(url, additional_headers=headers)
     assert not isinstance(refused, int)
-    assert "too many new games" in await asyncio.wait_for(refused.recv(), 10)
+    assert "Too many new games" in await asyncio.wait_for(refused.recv(), 10)
     assert await close_code_after(refused) == 1008
 
 

@@ -17,9 +17,9 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from engine import cell_name
-from engine.analysis import analyze_game, percent
+from engine.analysis import analyze_game
 from server.app import create_app
-from server.web.odds_view import signed
+from server.web.odds_view import chance_text, signed
 from tests.conftest import app_settings
 from tests.server.test_analysis import new_game, planned, play
 
@@ -57,16 +57,16 @@ def test_the_move_at_each_step_and_the_summary(client: TestClient, game) -> None
     page = client.get(f"/g/{room_id}?at={at}").text
     assert 'id="odds"' in page and 'class="odds-p"' not in page  # the overlay is off by default
     chance = re.search(r'id="odds-chance">([^<]*)<', page).group(1)
-    assert chance == percent(guess.p_mine)
+    assert chance == chance_text(guess.p_mine)
     best = re.search(r'id="odds-best">([^<]*)<', page).group(1)
-    assert best == percent(guess.p_min if guess.explore else guess.p_max)
+    assert best == chance_text(guess.p_min if guess.explore else guess.p_max)
     verdict = html.unescape(re.search(r'id="odds-verdict">([^<]*)<', page).group(1))
-    assert verdict == f"{guess.verdict}, {guess.fortune}"
+    assert verdict == f"{guess.verdict.replace(' %', '%')}, {guess.fortune}"  # English writes 41%
     assert f"{cell_name(guess.cell)}:" in page
     for p in result.players:
         row = re.search(rf'id="odds-player-{p.seat}">(.*?)</tr>', page).group(1)
         cells = re.findall(r"<td>([^<]*)</td>", row)
-        assert cells == [f"{round(float(p.safest_share) * 100)} %", f"{float(p.excess_risk) * 100:.1f} %",
+        assert cells == [f"{round(float(p.safest_share) * 100)}%", f"{float(p.excess_risk) * 100:.1f}%",
                          signed(float(p.luck))]
     start = client.get(f"/g/{room_id}?at=0").text
     assert "The start: no move yet." in start
@@ -88,7 +88,7 @@ def test_the_overlay_at_a_step(client: TestClient, game) -> None:
     for (r, c), n in step.mine_layouts.items():
         label = found[f"cell-{r}-{c}"]
         p = step.probability((r, c))
-        said = "proven safe" if p == 0 else "proven mine" if p == 1 else f"{percent(p)} mine"
+        said = "proven safe" if p == 0 else "proven mine" if p == 1 else f"{chance_text(p)} mine"
         assert label.endswith(f", {said}"), label
         shown += 1
     assert shown == len(step.mine_layouts) == text.count('class="odds-p"')

@@ -12,8 +12,9 @@ import pytest
 from playwright.sync_api import expect
 
 from engine import Explore, cell_name
-from engine.analysis import analyze_game, percent
+from engine.analysis import analyze_game
 from server.client import Api, GameSocket
+from server.web.odds_view import chance_text
 from tests.conftest import LiveServer
 from tests.names import unique
 from tests.server.test_analysis import planned
@@ -58,7 +59,7 @@ def test_the_odds_of_a_finished_game_step_by_step(browser, web_server: LiveServe
     step = result.steps[at]
     cell = next((c for c, n in sorted(step.mine_layouts.items()) if 0 < n < step.layouts), None)
     assert cell is not None, "the step has a cell with a real chance"
-    chance = percent(step.probability(cell))
+    chance = chance_text(step.probability(cell))
 
     base = web_server.url
     room_id, tokens = run(_seated(base))
@@ -78,8 +79,8 @@ def test_the_odds_of_a_finished_game_step_by_step(browser, web_server: LiveServe
         for n in range(1, at + 1):
             page.click("#replay-next")
             page.wait_for_selector(f"#replay .step:text('{n}/{total}')")
-        expect(page.locator("#odds-chance")).to_have_text(percent(guess.p_mine))
-        expect(page.locator("#odds-verdict")).to_have_text(f"{guess.verdict}, {guess.fortune}")
+        expect(page.locator("#odds-chance")).to_have_text(chance_text(guess.p_mine))
+        expect(page.locator("#odds-verdict")).to_have_text(f"{guess.verdict.replace(' %', '%')}, {guess.fortune}")
         assert f"{guess.action.value} {cell_name(guess.cell)}" in watcher.text("#odds-move")
         expect(page.locator("#board .cell.odds")).to_have_count(0)
 
