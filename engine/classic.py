@@ -145,10 +145,11 @@ def numbers_of(geo: Geometry, mines: frozenset[Cell]) -> dict[Cell, int]:
     return {cell: sum(1 for n in geo.neighbours(cell) if n in mines) for cell in geo.cells if cell not in mines}
 
 
-def three_bv(width: int, height: int, mines: Iterable[Cell]) -> int:
+def three_bv(width: int, height: int, mines: Iterable[Cell], opened: Collection[Cell] | None = None) -> int:
     """The least number of left clicks that clears the board: one per region of connected
     zeros (its flood opens the region and its border), plus one per safe number that borders
-    no zero.
+    no zero. With ``opened`` (the cells a game has opened), the part of it done: a region once
+    one of its zeros is open, a lone number once it is open (a lost game's "solved 3BV").
 
     >>> three_bv(5, 5, [(0, 0)])
     1
@@ -156,17 +157,27 @@ def three_bv(width: int, height: int, mines: Iterable[Cell]) -> int:
     1
     >>> three_bv(5, 5, [(1, 1), (1, 3), (3, 1), (3, 3)])  # no 0 at all: one click per safe cell
     21
+    >>> three_bv(5, 5, [(1, 1), (1, 3), (3, 1), (3, 3)], opened=[(0, 0), (2, 2)])
+    2
+    >>> three_bv(5, 5, [(0, 0)], opened=[(0, 1)])  # a number on the region's border: not the region
+    0
     """
     geo = geometry(width, height)
     mine_set = frozenset(mines)
     numbers = numbers_of(geo, mine_set)
+    opened_set = None if opened is None else frozenset(opened)
+
+    def done(cells: Iterable[Cell]) -> bool:
+        return opened_set is None or not opened_set.isdisjoint(cells)
+
     clicks = 0
     flooded: set[Cell] = set()
     for cell, n in numbers.items():
         if n == 0 and cell not in flooded:
-            clicks += 1
-            flooded |= _flood(geo, numbers, cell)
-    return clicks + sum(1 for cell in numbers if cell not in flooded)
+            region = _flood(geo, numbers, cell)
+            flooded |= region
+            clicks += done(c for c in region if numbers[c] == 0)
+    return clicks + sum(1 for cell in numbers if cell not in flooded and done((cell,)))
 
 
 def _flood(geo: Geometry, numbers: dict[Cell, int], start: Cell, flags: Collection[Cell] = ()) -> set[Cell]:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from engine import SPECTATOR, Duel, Mark, Outcome, Resign, Reveal
-from engine.classic import Classic, ClassicSetup, numbers_of
+from engine.classic import Classic, ClassicSetup, numbers_of, three_bv
 from engine.clock import Clock
 from engine.events import ABORTED
 from server.core.commands import Commit, Play
@@ -93,7 +93,7 @@ def won_solo(clicks_ms: list[int]) -> Room:
 @pytest.mark.parametrize("lang,sep", [("en", "."), ("de", ",")])
 def test_every_number_with_a_fraction_has_the_reader_decimal_sign(lang: str, sep: str) -> None:
     with i18n.using(lang):
-        assert timer_text(2_200, True) == f"2{sep}20" and timer_text(2_200, False) == "2"
+        assert timer_text(2_200, True) == f"2{sep}200" and timer_text(25, True) == f"0{sep}025" and timer_text(2_200, False) == "2"
         assert clock_text(9_500) == f"0:09{sep}5" and clock_text(61_001) == "1:02"
         assert time_control_text(Clock.new(90_000, 0)) == f"1{sep}5+0"
         assert time_control_text(Clock.new(90_000, 500)) == f"1{sep}5+0{sep}5"
@@ -103,9 +103,9 @@ def test_every_number_with_a_fraction_has_the_reader_decimal_sign(lang: str, sep
                                                                    f"\u00b10{sep}0"]
         assert i18n.number(-1.26, 1) == f"{MINUS}1{sep}3" and i18n.number(5.0, 2, trim=True) == "5"
         stats = solo_stats(won_solo([2_000, 4_200]))
-        assert stats is not None and (stats.time, stats.bv_per_s) == (f"2{sep}20", f"0{sep}45")  # 3BV 1 in 2.2 s
+        assert stats is not None and (stats.time, stats.bv_per_s) == (f"2{sep}200", f"0{sep}45")  # 3BV 1 in 2.2 s
         end = render("_solo.html", "timer", stats.time, False)
-        assert f"<strong>2{sep}20</strong> s" in end and f"2{sep}20" in end.split('aria-label="')[1].split('"')[0]
+        assert f"<strong>2{sep}200</strong> s" in end and f"2{sep}200" in end.split('aria-label="')[1].split('"')[0]
         analysis = StoredAnalysis([], [{"seat": 0, "moves": 3, "safest_share": 0.5, "excess_risk": 0.234, "luck": 0.7},
                                        {"seat": 1, "moves": 0, "safest_share": None, "excess_risk": None, "luck": 0.0}],
                                   [])
@@ -123,7 +123,7 @@ def test_the_solo_leaderboard_rows_use_the_reader_decimal_sign(lang: str, sep: s
             me=None, rows=[(1, row), (1, row)], preset="beginner", mode="classic", period="all",
             presets=("beginner",), modes=("classic",), periods={"all": "all time"},
             seconds=lambda ms: timer_text(ms, True))
-    assert f"<td>2{sep}20 s</td><td>12</td><td>5{sep}45</td><td>80 %</td>" in page
+    assert f"<td>2{sep}200 s</td><td>12</td><td>5{sep}45</td><td>80 %</td>" in page
     assert page.count('<td>1</td><td><a href="/p/gA" id="lb-who-s1">Anna</a></td>') == 2  # a tie shares its rank; the name links
 
 
@@ -227,6 +227,22 @@ def test_a_custom_board_has_no_leaderboard_link() -> None:
     assert 'href="/solo/leaderboard?preset=beginner&amp;mode=classic"' in beginner
     custom = render("_solo.html", "endgame", stats, room.id, Restart(10, 9, 12, False, "custom"), True)
     assert "/solo/leaderboard" not in custom and 'id="again"' in custom
+
+
+def test_a_lost_game_shows_the_3bv_it_had_done_of_the_whole() -> None:
+    game = Classic(ClassicSetup(9, 9, 10, False, "ab" * 16))
+    game.mines = frozenset({(0, 0), (0, 2), (2, 0), (2, 2), (4, 4), (4, 6), (6, 4), (6, 6), (8, 8), (8, 0)})
+    game.numbers = numbers_of(game.geo, game.mines)
+    room = open_room("s2", game, (ANNA,), None, 1_000).room
+    room = play(room, ANNA, Reveal((0, 5)), 2_000)  # a 0: its region opens (one 3BV)
+    room = play(room, ANNA, Reveal((1, 1)), 2_500)  # a number no 0 touches (one more)
+    room = play(room, ANNA, Reveal((0, 0)), 3_000)  # a mine
+    stats = solo_stats(room)
+    assert stats is not None and not stats.won and stats.solved_bv == 2
+    assert stats.three_bv == three_bv(9, 9, room.game.mines) > 1  # type: ignore[attr-defined]
+    end = render("_solo.html", "endgame", stats, room.id, restart_of(room), True)
+    assert f'<dd id="stat-3bv">2 of {stats.three_bv}</dd>' in end
+    assert solo_stats(won_solo([2_000, 4_200])).solved_bv == solo_stats(won_solo([2_000, 4_200])).three_bv  # type: ignore[union-attr]
 
 
 # ---------------------------------------------------------------------- German words
