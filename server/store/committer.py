@@ -8,7 +8,8 @@ commit nobody else listens for is handed straight to this process's connections
 (:meth:`~.room_feed.RoomFeed.committed_here`) instead of coming back over pub/sub.
 
 Retention: every commit renews the expiry of the room's keys — ``finished_ttl_s`` once the
-game is over, ``idle_ttl_s`` before; 0 keeps them forever.
+game is over, ``idle_ttl_s`` before; 0 keeps them forever. A finished classic game's later
+commits leave it as it is (a leaderboard may have kept the game: ``Retention.ttl_s``).
 
 Operations: each commit is counted and logged as one ``event=<kind>_committed`` line (room,
 version, seat, player id, action), each lost compare-and-set as ``event=commit_conflict``.
@@ -45,7 +46,13 @@ class Retention:
     finished_ttl_s: int = 30 * DAY_S
     idle_ttl_s: int = 7 * DAY_S
 
-    def ttl_s(self, room: Room) -> int | None:
+    def ttl_s(self, room: Room, after_end: bool = False) -> int | None:
+        """The expiry a commit of ``room`` gives its keys (``None``: leave it as it is).
+        ``after_end``, a later commit of a finished game: a classic game's (the link to its
+        restart) leaves it, since its end set it and its result may have kept the game since
+        (on a leaderboard or its player's bests: ``Store.record_solo``), which a renewal would undo."""
+        if after_end and room.kind == "classic":
+            return None
         ttl = self.finished_ttl_s if room.status is Status.OVER else self.idle_ttl_s
         return ttl or None
 
@@ -83,7 +90,7 @@ class Committer:
             ok, found, published = await self.outages.reaching(self.store.commit(
                 new.id, expected, new.version, data, pack([new.version, commit.kind, list(commit.detail)]), message,
                 KEEP_DUE if after_end else settle_at if settle_at is not None else next_due(new),
-                self.retention.ttl_s(new), self.cache.own_channel(new.id) if feed is not None else "",
+                self.retention.ttl_s(new, after_end), self.cache.own_channel(new.id) if feed is not None else "",
             ))
         finally:
             if not published:

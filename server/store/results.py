@@ -11,7 +11,12 @@ when the committing process dies before it is done, another process's sweeper ha
   preset and mode (``classic`` or ``no-guess``), ranked by time (equal times: the earlier win
   first, the same rank), and becomes the player's best if it is one: one script, idempotent (a
   result is unique per game), all keys in the ``{solo}`` slot. Custom boards are not ranked, nor
-  is a game its first click won (nothing was played: the flood opened the whole board, 0 ms).
+  is a game its first click won (nothing was played: the flood opened the whole board, 0 ms),
+  nor a game played faster than a person can (:func:`humanly_possible`: a program's win);
+- a game that is on an all-time board or is its player's best is **kept**: its room's keys (state
+  and log: the replay and the fairness proof its row links to) lose their expiry; one on the
+  day's board only lives at least as long as that board (:meth:`~.store.Store.record_solo`).
+  Kept games are not let go again when a faster one pushes them off (see ``record_solo``).
 
 A failure is logged and counted (``mineduel_settle_failures``), never raised: the game is
 committed either way, and :meth:`Results.finished` says whether to try again.
@@ -47,6 +52,19 @@ board most people play."""
 KEEP = 500
 DAY_TTL_S = 3 * 86_400
 
+MAX_CLICKS_PER_S = 20
+"""The fastest average click rate a ranked win may have, counted after the first click (which
+starts the timer at 0): more than a top player ever sustains. People top out around 10 to 15
+clicks a second in bursts, and a whole Expert game at world-record pace (about 27 s) is
+about 7 to 8 clicks a second; every click also waits for the board to answer and be read. A
+program playing over the API clicked at 300 a second (a no-guess Expert in 0.467 s)."""
+MAX_BV_PER_S = 20
+"""The fastest 3BV a second a ranked win may have (the 3BV left after the first click, which
+opens one area at 0 s): chords and flags let a person clear more than one 3BV per click, yet the
+best Expert games reach about 7 to 8 3BV/s, and the fastest Beginner games (a board of 3BV 2
+cleared in about half a second) about 2 after the first click. Generous on purpose: a person must never be kept
+off; what is kept off is what no person can do."""
+
 
 @dataclass(frozen=True, slots=True)
 class SoloResult:
@@ -63,6 +81,10 @@ class SoloResult:
     @property
     def bv_per_s(self) -> float:
         return self.three_bv / max(self.time_ms, 1) * 1000
+
+    @property
+    def humanly_possible(self) -> bool:
+        return humanly_possible(self.time_ms, self.three_bv, self.clicks)
 
     @property
     def efficiency(self) -> float:
@@ -88,8 +110,29 @@ def day_of(ms: int) -> str:
     return "d" + time.strftime("%Y%m%d", time.gmtime(ms / 1000))
 
 
+def humanly_possible(time_ms: int, three_bv: int, clicks: int) -> bool:
+    """Whether a win of ``clicks`` clicks (all kinds: reveals, flags, chords) over a board of
+    ``three_bv`` took long enough for a person: the clicks after the first at most
+    :data:`MAX_CLICKS_PER_S`, and the 3BV after the first click's at most :data:`MAX_BV_PER_S`,
+    on average over the ``time_ms`` from the first click to the last. The one place the
+    leaderboards' pace rule lives: :func:`solo_result` applies it when a game is recorded, and
+    :class:`Results` again when boards and bests are read (entries made before the rule).
+
+    >>> humanly_possible(30_000, 146, 160)  # an Expert at world-record pace
+    True
+    >>> humanly_possible(467, 146, 146)  # a program's Expert: 312 clicks a second
+    False
+    >>> humanly_possible(20, 3, 3)  # a Beginner in 0.02 s
+    False
+    """
+    return (max(clicks - 1, 0) * 1000 <= MAX_CLICKS_PER_S * time_ms
+            and max(three_bv - 1, 0) * 1000 <= MAX_BV_PER_S * time_ms)
+
+
 def solo_result(room: Room) -> SoloResult | None:
-    """The leaderboard entry of a finished classic room: a win on a preset board, else ``None``."""
+    """The leaderboard entry of a finished classic room: a win on a preset board at a person's
+    pace (:func:`humanly_possible`), else ``None``. The game's own record and replay are the
+    same either way."""
     game: Any = room.game
     outcome = game.outcome
     if room.kind != "classic" or outcome is None or outcome.termination != CLEARED or room.players[0] is None:
@@ -100,9 +143,10 @@ def solo_result(room: Room) -> SoloResult | None:
     view = game.view(0)
     if sum(view.clicks) <= 1:  # won by its first click: nothing was played
         return None
-    return SoloResult(room.id, room.players[0].id, room.players[0].name, settings["preset"],
-                      "no-guess" if settings["no_guess"] else "classic", room.ended_ms - room.started_ms,
-                      view.three_bv, sum(view.clicks), room.ended_ms)
+    result = SoloResult(room.id, room.players[0].id, room.players[0].name, settings["preset"],
+                        "no-guess" if settings["no_guess"] else "classic", room.ended_ms - room.started_ms,
+                        view.three_bv, sum(view.clicks), room.ended_ms)
+    return result if result.humanly_possible else None
 
 
 def rated_result(room: Room) -> tuple[str, tuple[str, str], float] | None:
@@ -156,7 +200,8 @@ class Results:
             return rated
         try:
             await self.store.record_solo(result.preset, result.mode, day_of(result.ended_ms), result.player_id,
-                                         result.to_json(), result.time_ms, KEEP, DAY_TTL_S)
+                                         result.to_json(), result.time_ms, KEEP, DAY_TTL_S, room_id=room.id,
+                                         day_until_ms=result.ended_ms + 86_400_000 + DAY_TTL_S * 1000)
         except Exception as exc:
             redis_down(self.metrics, "results", exc, room=room.id)
             self.metrics.settle_failures.labels("solo").inc()
@@ -190,6 +235,9 @@ class Results:
         if period == "today":
             period = day_of(time.time_ns() // 1_000_000)
         rows = [SoloResult.from_json(text) for text in await self.store.solo_board(preset, mode, period, count)]
+        if not all(r.humanly_possible for r in rows):  # entries made before the pace rule: read past them
+            rows = [SoloResult.from_json(text) for text in await self.store.solo_board(preset, mode, period, KEEP)]
+            rows = [r for r in rows if r.humanly_possible][:count]
         return await self._named(rows)
 
     async def _named(self, rows: list[SoloResult]) -> list[SoloResult]:
@@ -199,5 +247,8 @@ class Results:
         return [replace(r, name=names.get(r.player_id, r.name)) for r in rows]
 
     async def bests(self, player_id: str) -> dict[tuple[str, str], SoloResult]:
+        """The player's best result per ``(preset, mode)`` (none where the best was made before the
+        pace rule at a pace no person has: :func:`humanly_possible`)."""
         found = await self.store.solo_bests(player_id)
-        return {tuple(key.split(":", 1)): SoloResult.from_json(text) for key, text in found.items()}  # type: ignore[misc]
+        bests = {tuple(key.split(":", 1)): SoloResult.from_json(text) for key, text in found.items()}
+        return {key: r for key, r in bests.items() if r.humanly_possible}  # type: ignore[misc]

@@ -7,6 +7,7 @@ spectators); only its page and its frames differ (:mod:`server.web.solo_codec`).
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from starlette.middleware import Middleware
@@ -21,7 +22,7 @@ from ..core.room import Player, Room, Status
 from ..edge import new_game
 from ..edge.csp import SecurityHeaders
 from ..edge.limits import Limited, guard_of
-from ..store.results import DEFAULT_PRESET, MODES, ranks
+from ..store.results import DEFAULT_PRESET, MODES, SoloResult, ranks
 from . import socket_ticket
 from .forms import (
     BadForm,
@@ -49,6 +50,8 @@ from .view_model import display_name
 
 PERIODS = {"all": N_("all time"), "today": N_("today")}
 """English labels (marked for the catalogs); the template translates them."""
+LEADERS_SHOWN = 3
+"""The fastest wins ``/solo`` shows per board and mode (each list links to its whole board)."""
 
 
 def _number(text: str | None, default: int) -> int | None:
@@ -60,7 +63,11 @@ def _number(text: str | None, default: int) -> int | None:
 async def solo_home(request: Request) -> Response:
     me = await visitor_of(request)
     results = request.app.state.rooms.results
-    leaders = {preset: await results.leaderboard(preset, "classic", "all", 5) for preset in PRESETS}
+    boards = [(preset, mode) for preset in PRESETS for mode in MODES]
+    found = await asyncio.gather(*(results.leaderboard(preset, mode, "all", LEADERS_SHOWN) for preset, mode in boards))
+    leaders: dict[str, dict[str, list[SoloResult]]] = {preset: {} for preset in PRESETS}  # preset → mode → rows
+    for (preset, mode), rows in zip(boards, found):
+        leaders[preset][mode] = rows
     bests = await results.bests(me.id) if me else {}
     return render_page(request, "solo_home.html", me, presets=PRESETS, leaders=leaders, bests=bests,
                        seconds=_seconds, limits={"min": MIN_SIDE, "width": MAX_WIDTH, "height": MAX_HEIGHT}, error=None)

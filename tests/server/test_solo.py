@@ -7,10 +7,12 @@ import asyncio
 from dataclasses import replace
 
 import pytest
+import redis.asyncio as aioredis
 
 from engine.classic import numbers_of
 from engine.geometry import geometry
 from server.client import Api, ApiError, GameSocket
+from server.store.keys import log_key, state_key
 from tests.names import unique
 
 
@@ -18,9 +20,15 @@ async def layout(api: Api, game_id: str) -> set[tuple[int, int]]:
     return {tuple(m) for m in (await api.request("GET", f"/api/v1/games/{game_id}/layout"))["mines"]}
 
 
+PACE_S = 0.06
+"""A click every 60 ms at the quickest: below the leaderboards' 20 a second (a person's pace,
+``server.store.results.humanly_possible``), so a test's win is ranked."""
+
+
 async def play_to_a_win(api: Api, sock: GameSocket, game_id: str, width: int, height: int,
-                        first=(0, 0)) -> None:
-    """Reveal the first cell, read the layout (test hook), open every other safe cell."""
+                        first=(0, 0), pace_s: float = 0) -> None:
+    """Reveal the first cell, read the layout (test hook), open every other safe cell
+    (``pace_s`` apart: a ranked win needs a person's pace)."""
     await sock.move("reveal", first)
     await sock.until(lambda f: f["t"] == "update")
     mines = await layout(api, game_id)
@@ -28,6 +36,7 @@ async def play_to_a_win(api: Api, sock: GameSocket, game_id: str, width: int, he
         if sock.view.outcome is not None:
             break
         if cell not in mines and sock.view.char(cell) == ".":
+            await asyncio.sleep(pace_s)
             await sock.move("reveal", cell)
             await sock.until(lambda f: f["t"] in ("update", "error"))
 
@@ -48,7 +57,8 @@ async def test_a_solo_game_plays_to_a_win_over_the_protocol_and_reaches_the_lead
         assert (await sock.until(lambda f: f["t"] == "error"))["code"] == "chord_not_satisfied"
         await sock.move("flag", (8, 8))
         await sock.until(lambda f: f["t"] == "update")
-        await play_to_a_win(api, sock, game["id"], 9, 9)
+        await asyncio.sleep(PACE_S)  # the flags started the timer: every click from here at a person's pace
+        await play_to_a_win(api, sock, game["id"], 9, 9, pace_s=PACE_S)
         assert sock.view.outcome.termination == "cleared"
         end = sock.frames[-1]
         assert end["room"]["ended_ms"] - end["room"]["started_ms"] >= 0
@@ -68,6 +78,35 @@ async def test_a_solo_game_plays_to_a_win_over_the_protocol_and_reaches_the_lead
     assert any(r["game"] == game["id"] for r in today["results"])
     record = await api.record(game["id"])
     assert record["kind"] == "classic" and record["three_bv"] == sock.view.three_bv
+
+
+async def test_a_game_on_the_leaderboard_outlives_the_retention_of_finished_games(start_server, redis_url):
+    """With finished games kept 5 s, a Beginner win at a person's pace goes on the all-time
+    board and becomes its player's best: the game its rows link to is kept (its keys lose their
+    expiry), also once its restart is linked from it (a later commit of the finished room)."""
+    server = start_server(MINEDUEL_FINISHED_TTL_S="5")
+    client = aioredis.Redis.from_url(redis_url)
+    async with Api(server.url) as api:
+        anna = await api.guest(unique("Anna"))
+        game = await api.solo(anna.token, seed=5)  # Beginner's board
+        async with await GameSocket.connect(server.url, game["id"], anna.token) as sock:
+            await sock.until(lambda f: f["t"] == "snapshot")
+            await play_to_a_win(api, sock, game["id"], 9, 9, pace_s=PACE_S)
+            assert sock.view.outcome.termination == "cleared"
+        keys = (state_key(game["id"]), log_key(game["id"]))
+        try:
+            for _ in range(200):  # settled right after the commit that ended it
+                if [await client.pttl(key) for key in keys] == [-1, -1]:
+                    break
+                await asyncio.sleep(0.025)
+            assert [await client.pttl(key) for key in keys] == [-1, -1]
+            restart = await api.rematch(anna.token, game["id"])
+            assert restart["id"] != game["id"]
+            assert [await client.pttl(key) for key in keys] == [-1, -1]  # the link did not renew the expiry
+            assert (await api.record(game["id"]))["three_bv"] == sock.view.three_bv
+            assert any(r["game"] == game["id"] for r in (await api.leaderboard("beginner"))["results"])
+        finally:
+            await client.aclose()
 
 
 async def test_a_loss_shows_the_fatal_mine_and_ranks_nowhere(api, live_server):

@@ -19,7 +19,10 @@ Its keys renew their expiry with every write.
 
 
 :data:`SOLO_RESULT` records a won classic game on the all-time and the day's leaderboards of
-its preset and mode (each kept to its best entries) and as the player's best if it is one.
+its preset and mode (each kept to its best entries) and as the player's best if it is one, and
+says where the game stands after it (the player's best, on either board), so that its caller
+keeps the game's room as long as a board or the bests link to it
+(:meth:`server.store.store.Store.record_solo`).
 """
 
 NAME_CLAIM = """
@@ -96,15 +99,20 @@ return 1
 SOLO_RESULT = """
 -- KEYS: all-time board, the day's board, the player's bests. ARGV: result (JSON, unique per
 -- game), time ms, keep, day TTL s, the board's field name in the bests.
+-- Returns {best, on the all-time board, on the day's board} (1 or 0 each, after trimming; the
+-- same when called again for the same result).
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 redis.call('ZREMRANGEBYRANK', KEYS[1], ARGV[3], -1)
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 redis.call('ZREMRANGEBYRANK', KEYS[2], ARGV[3], -1)
 redis.call('EXPIRE', KEYS[2], ARGV[4])
+local on_all = redis.call('ZSCORE', KEYS[1], ARGV[1]) and 1 or 0
+local on_day = redis.call('ZSCORE', KEYS[2], ARGV[1]) and 1 or 0
 local best = redis.call('HGET', KEYS[3], ARGV[5])
+if best == ARGV[1] then return {1, on_all, on_day} end
 if (not best) or tonumber(cjson.decode(best)['time_ms']) > tonumber(ARGV[2]) then
   redis.call('HSET', KEYS[3], ARGV[5], ARGV[1])
-  return 1
+  return {1, on_all, on_day}
 end
-return 0
+return {0, on_all, on_day}
 """

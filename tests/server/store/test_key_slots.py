@@ -48,7 +48,7 @@ SCRIPTS = {name: text for name, text in vars(scripts).items()
            if name.isupper() and not name.startswith("_") and isinstance(text, str) and "redis.call" in text}
 """The scripts (``_``-prefixed names are parts that several scripts share)."""
 BY_SHA = {hashlib.sha1(text.encode()).hexdigest(): name for name, text in SCRIPTS.items()}
-ANSWERS: dict[str, Any] = {"COMMIT": [1, b"2", 1], "PRESENCE": 0, "SOLO_RESULT": 1, "NAME_CLAIM": b"ok",
+ANSWERS: dict[str, Any] = {"COMMIT": [1, b"2", 1], "PRESENCE": 0, "SOLO_RESULT": [1, 1, 1], "NAME_CLAIM": b"ok",
                            "RATING_RESULT": b"applied", "DROP_DUE": 1, "PAIRING_SEEK": [b"waiting"],
                            "PAIRING_MATCH": [], "PAIRING_END": [b"gone"], "PAIRING_REFRESH": [b"w"],
                            "PAIRING_SWEEP": 0, "PAIRING_ANNOUNCE": 1, "KEEP_ANALYSIS": 1, "PLAYER_GAME": 1}

@@ -5,6 +5,9 @@ won by its first click is not ranked."""
 from __future__ import annotations
 
 import secrets
+import time
+
+import redis.asyncio as aioredis
 
 from engine import Reveal
 from engine.classic import Classic, ClassicSetup, numbers_of
@@ -12,8 +15,15 @@ from server.core.commands import Commit, Play
 from server.core.decide import decide, open_room
 from server.core.room import Player
 from server.metrics import Metrics
+from server.store.keys import log_key, state_key
 from server.store.players import Players
-from server.store.results import Results, SoloResult, ranks, solo_result
+from server.store.results import (
+    Results,
+    SoloResult,
+    humanly_possible,
+    ranks,
+    solo_result,
+)
 from server.store.store import Store
 
 
@@ -33,8 +43,8 @@ async def test_equal_times_list_the_earlier_win_first_under_the_name_registered_
     try:
         for name, player_id in ids.items():
             await players.register(player_id, old_name if name == "ben" else name + secrets.token_hex(3))
-        played = [("ann", 500, 10, 1_795_000_002_000), ("ben", 500, 9, 1_795_000_001_000),
-                  ("cy", 500, 12, 1_795_000_003_000), ("dora", 400, 30, 1_795_000_004_000)]
+        played = [("ann", 5_000, 10, 1_795_000_002_000), ("ben", 5_000, 9, 1_795_000_001_000),
+                  ("cy", 5_000, 12, 1_795_000_003_000), ("dora", 4_000, 30, 1_795_000_004_000)]  # a person's pace
         for name, time_ms, clicks, ended_ms in played:
             result = SoloResult("room-" + name, ids[name], old_name if name == "ben" else name, board, "classic",
                                 time_ms, 5, clicks, ended_ms)
@@ -59,11 +69,11 @@ def classic_room(mines: set[tuple[int, int]]):
     return open_room("solo-" + secrets.token_hex(4), game, (me,), None, 1_000).room, me
 
 
-def won(clicks: list[tuple[int, int]]):
+def won(clicks: list[tuple[int, int]], step_ms: int = 1_000):
     room, me = classic_room({(0, c) for c in range(9)} | {(1, 0)})  # Beginner's 10 mines along one side:
     # a click far from them opens the rest
     for n, cell in enumerate(clicks):
-        decision = decide(room, me, Play(Reveal(cell)), None, 2_000 + 1_000 * n)
+        decision = decide(room, me, Play(Reveal(cell)), None, 2_000 + step_ms * n)
         assert isinstance(decision, Commit)
         room = decision.room
     assert room.game.outcome is not None
@@ -75,3 +85,98 @@ def test_a_game_won_by_its_first_click_is_not_ranked() -> None:
     assert solo_result(won([(8, 8)])) is None
     ranked = solo_result(won([(1, 1), (8, 8)]))  # a number beside the mines, then the flood
     assert ranked is not None and ranked.time_ms == 1_000 and ranked.clicks == 2
+
+
+def test_a_win_faster_than_a_person_plays_is_not_ranked() -> None:
+    """The probe's program: a no-guess Expert in 0.467 s (3BV 146) and Beginners in 0.01 s."""
+    assert not humanly_possible(467, 146, 146) and not humanly_possible(10, 3, 3)
+    assert humanly_possible(26_590, 146, 180)  # an Expert at world-record pace
+    assert humanly_possible(490, 2, 2)  # the fastest Beginners: 3BV 2 in half a second
+    assert not humanly_possible(1_000, 12, 30)  # 29 clicks in a second after the first
+    assert not humanly_possible(1_000, 30, 10)  # chords: few clicks, but 29 3BV in a second
+    assert humanly_possible(1_000, 21, 21) and not humanly_possible(999, 21, 21)  # 20 a second at most
+    assert solo_result(won([(1, 1), (8, 8)], step_ms=1_000)) is not None
+    assert solo_result(won([(1, 1), (8, 8)], step_ms=20)) is None  # 50 clicks a second: a program
+    assert solo_result(won([(1, 1), (8, 8)], step_ms=50)) is not None  # 20 a second: still allowed
+
+
+async def test_a_program_s_win_reaches_neither_the_boards_nor_the_bests(redis_url: str) -> None:
+    store = Store(redis_url)
+    results = Results(store, Metrics())
+    room = won([(1, 1), (8, 8)], step_ms=10)
+    try:
+        assert await results.finished(room) is True  # nothing to do, nothing to try again
+        assert await results.bests(room.players[0].id) == {}
+        assert room.id not in [r.room for r in await results.leaderboard("beginner", "classic", "all", 500)]
+    finally:
+        await store.close()
+
+
+async def test_boards_and_bests_read_past_entries_made_before_the_pace_rule(redis_url: str) -> None:
+    store = Store(redis_url)
+    results = Results(store, Metrics())
+    board, player = "test-" + secrets.token_hex(4), "g" + secrets.token_hex(5)
+    try:
+        for room, time_ms, clicks in (("bot", 20, 30), ("anna", 9_000, 30)):
+            result = SoloResult(room, player, "P", board, "classic", time_ms, 20, clicks, 1_795_000_000_000)
+            await store.record_solo(board, "classic", "d20261129", player, result.to_json(), time_ms, 50, 60)
+        assert [r.room for r in await results.leaderboard(board, "classic", "all", 1)] == ["anna"]
+        assert await results.bests(player) == {}  # its best is the program's: shown nowhere
+    finally:
+        await store.close()
+
+
+async def room_keys(client: aioredis.Redis, room_id: str, ttl_s: int = 100) -> None:
+    """A finished room's keys as its last commit leaves them: expiring in ``ttl_s``."""
+    await client.hset(state_key(room_id), mapping={"v": 1, "data": b"x"})
+    await client.rpush(log_key(room_id), b"entry")
+    for key in (state_key(room_id), log_key(room_id)):
+        await client.expire(key, ttl_s)
+
+
+async def expiries(client: aioredis.Redis, room_id: str) -> list[int]:
+    return [await client.pttl(state_key(room_id)), await client.pttl(log_key(room_id))]
+
+
+async def test_a_game_on_an_all_time_board_or_a_best_is_kept_and_one_of_a_day_outlives_its_board(
+        redis_url: str) -> None:
+    """Every all-time board and bests row links to a game whose replay must stay: its room's keys
+    lose their expiry. A game only on the day's board lives until that board is gone; a game on
+    no board keeps its expiry. Boards kept to one entry here, so that a game falls off them."""
+    store = Store(redis_url)
+    client = aioredis.Redis.from_url(redis_url)
+    board = "test-" + secrets.token_hex(4)
+    q, p = "g" + secrets.token_hex(5), "g" + secrets.token_hex(5)
+    rooms = {name: name + "-" + secrets.token_hex(4) for name in ("q", "p1", "p2", "p3")}
+    day_until = time.time_ns() // 1_000_000 + 4 * 86_400_000  # the day's board gone by then
+
+    async def record(name: str, player: str, time_ms: int, day: str) -> bool:
+        result = SoloResult(rooms[name], player, name, board, "no-guess", time_ms, 20, 20, 1_795_000_000_000)
+        return await store.record_solo(board, "no-guess", day, player, result.to_json(), time_ms, 1, 60,
+                                       room_id=rooms[name], day_until_ms=day_until)
+
+    try:
+        for room_id in rooms.values():
+            await room_keys(client, room_id)
+        assert await record("q", q, 9_000, "d20261128") is True  # first on the all-time board
+        assert await expiries(client, rooms["q"]) == [-1, -1]
+        assert await record("p1", p, 10_000, "d20261128") is True  # off the all-time board (one kept), a best
+        assert await expiries(client, rooms["p1"]) == [-1, -1]
+        assert await record("p2", p, 20_000, "d20261129") is False  # only first on its day's board
+        assert [await client.pexpiretime(key) for key in (state_key(rooms["p2"]), log_key(rooms["p2"]))] == [
+            day_until, day_until]
+        assert await record("p3", p, 30_000, "d20261129") is False  # on no board: its expiry stays
+        assert all(0 < ttl <= 100_000 for ttl in await expiries(client, rooms["p3"]))
+        past = SoloResult(rooms["p3"], p, "p3", board, "no-guess", 30_000, 20, 20, 0).to_json()
+        await store.record_solo(board, "no-guess", "d19700101", p, past, 30_000, 1, 60, room_id=rooms["p3"],
+                                day_until_ms=1)  # a day long gone (an end settled late): never cut short
+        assert all(0 < ttl <= 100_000 for ttl in await expiries(client, rooms["p3"]))
+        # recorded again (a settle tried again after the keeping failed): the same answer, kept
+        await client.expire(state_key(rooms["p1"]), 100)
+        assert await record("p1", p, 10_000, "d20261128") is True
+        assert await expiries(client, rooms["p1"]) == [-1, -1]
+    finally:
+        for room_id in rooms.values():
+            await client.delete(state_key(room_id), log_key(room_id))
+        await client.aclose()
+        await store.close()

@@ -1,0 +1,84 @@
+"""``/solo``'s "Fastest" box and the leaderboard page (``server.web.solo_pages``) over HTTP:
+both modes of every board, and only wins at a person's pace."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+import warnings
+from collections.abc import Iterator
+
+import pytest
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # starlette's "use httpx2" notice: the same API for these tests
+    from starlette.testclient import TestClient
+
+from server.app import create_app
+from server.store.results import DAY_TTL_S, SoloResult
+from server.store.store import Store
+from tests.conftest import app_settings
+
+BASE = "http://testserver"
+
+
+@pytest.fixture(scope="module")
+def client(redis_url: str) -> Iterator[TestClient]:
+    settings = app_settings(redis_url=redis_url, secret_key="solo-pages-test", test_hooks=True)
+    with TestClient(create_app(settings), base_url=BASE, follow_redirects=False) as test_client:
+        yield test_client
+
+
+def put(redis_url: str, preset: str, mode: str, name: str, time_ms: int, three_bv: int, clicks: int) -> str:
+    """A win on a real board, as ``Results.finished`` records one (the pace not checked: an entry
+    made before the pace rule may be slower or faster than the rule allows)."""
+    room = "solo-" + secrets.token_hex(5)
+    result = SoloResult(room, "g" + secrets.token_hex(5), name, preset, mode, time_ms, three_bv, clicks,
+                        1_795_000_000_000)
+
+    async def record() -> None:
+        store = Store(redis_url)
+        try:
+            await store.record_solo(preset, mode, "d20261118", result.player_id, result.to_json(), time_ms, 500,
+                                    DAY_TTL_S)
+        finally:
+            await store.close()
+
+    asyncio.run(record())
+    return room
+
+
+def section(html: str, element_id: str) -> str:
+    found = re.search(rf'<div class="leader-mode" id="{element_id}">(.*?)</div>', html, re.DOTALL)
+    assert found, element_id
+    return found.group(1)
+
+
+def test_the_fastest_box_shows_both_modes_of_every_board(client: TestClient, redis_url: str) -> None:
+    """It showed the classic boards alone, unlabelled: "Intermediate: Nobody yet" while the
+    Intermediate no-guess board had entries. Each list now names its mode and links its board."""
+    name = "Nia" + secrets.token_hex(3)
+    put(redis_url, "intermediate", "no-guess", name, 1_600, 30, 30)  # 18 clicks a second: a person's pace
+    client.cookies.clear()
+    page = client.get("/solo").text
+    for preset in ("beginner", "intermediate", "expert"):
+        for mode, label in (("classic", "classic"), ("no-guess", "no guessing")):
+            box = section(page, f"leaders-{preset}-{mode}")
+            assert f'<a href="/solo/leaderboard?preset={preset}&amp;mode={mode}">{label}</a>' in box
+    assert name in section(page, "leaders-intermediate-no-guess")
+    assert name not in section(page, "leaders-intermediate-classic")
+    german = client.get("/solo", headers={"accept-language": "de"}).text
+    assert ">ohne Raten</a>" in section(german, "leaders-expert-no-guess")
+
+
+def test_a_win_no_person_could_play_is_shown_on_no_board(client: TestClient, redis_url: str) -> None:
+    """The probe's program won an Expert no-guess in 0.467 s and went to #1 everywhere; an
+    entry written before the pace rule is read past, and the person behind it still shows."""
+    bot, person = "Bot" + secrets.token_hex(3), "Eve" + secrets.token_hex(3)
+    put(redis_url, "expert", "no-guess", bot, 467, 146, 146)
+    put(redis_url, "expert", "no-guess", person, 30_000, 146, 170)
+    client.cookies.clear()
+    board = client.get("/solo/leaderboard", params={"preset": "expert", "mode": "no-guess"}).text
+    assert person in board and bot not in board
+    assert bot not in client.get("/solo").text
