@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 
-from ..core.room import Room
+from ..core.room import Room, Status
 from ..core.summary import index_changed
 from ..logs import event
 from ..metrics import Metrics
@@ -66,17 +66,23 @@ class Aftermath:
             await self.store.drop_clock(room.id, due_ms)
         return done
 
-    async def list(self, room: Room) -> None:
+    async def list(self, room: Room, *, again: bool = False) -> None:
         """``room`` on the lobby's list: every rematch, however it was accepted (a page's form,
         the API, a socket's frame), and a game's first room when whoever asked for it says so,
         unless the room is not ``listed`` (a private challenge, and its rematches). A game of one
-        seat (a classic game's restart) is nobody's challenge or match: never listed. A
+        seat (a classic game's restart) is nobody's challenge or match, and a finished game is
+        nobody's either: never listed. ``again``: one of its players is connected to it again
+        (:meth:`~.hub.Hub.attach`), so a room the lobby's read took off the list because its
+        people had left goes back on it (only if it is off: ``Store.relist_room``). A
         convenience: the game exists either way, so a failure is counted and logged, never
         raised (but a bug's)."""
-        if len(room.players) < 2 or not room.listed:
+        if len(room.players) < 2 or not room.listed or room.status is Status.OVER:
             return
         try:
-            await self.store.list_room(room.id, room.created_ms)
+            if again:
+                await self.store.relist_room(room.id, room.created_ms)
+            else:
+                await self.store.list_room(room.id, room.created_ms)
         except Exception as exc:
             if not redis_down(self.metrics, "list", exc, room=room.id):
                 raise

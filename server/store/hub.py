@@ -177,6 +177,11 @@ class Hub:
             self.fanout.snapshot(conn, room)
             # counted and published: the presence frame reaches conn (it has its snapshot) with the others'
             await self.presence.arrive(room_id, conn.viewer)
+            if conn.viewer != SPECTATOR:
+                # a player is back: the lobby's read may have unlisted the room while its people
+                # were away. After the presence write, so a read that unlists it sees them back
+                # (server.web.lobby) or is undone here
+                await self.rooms.aftermath.list(room, again=True)
         except BaseException:
             await self.detach(room_id, conn)
             raise

@@ -165,12 +165,14 @@ class RoomService:
         return await self._loads.run(room_id, lambda: self.load(room_id))
 
     async def load_many(self, room_ids: list[str]) -> dict[str, Room]:
-        """The rooms of ``room_ids`` that exist and decode, in one round trip."""
+        """The rooms of ``room_ids`` that exist and decode, in one round trip; each decoded
+        from the cached version of it where this process has one (its move list and log are
+        not decoded again: the lobby reads every listed room every second)."""
         found: dict[str, Room] = {}
         for room_id, data in zip(room_ids, await self.store.load_many(room_ids)):
             if data is not None:
                 try:
-                    found[room_id] = unpack_room(data)
+                    found[room_id] = unpack_room(data, self.cache.latest(room_id))
                 except ValueError:
                     log.warning("room %s does not decode", room_id)
         return found

@@ -235,8 +235,17 @@ class Store:
                                       ("ZREMRANGEBYSCORE", LOBBY, "-inf", created_ms - max_age_ms),
                                       ("ZREMRANGEBYRANK", LOBBY, 0, -keep - 1)])
 
+    async def relist_room(self, room_id: str, created_ms: int) -> None:
+        """Put a room back on the lobby's list if it is not on it (``ZADD NX``: one command, and
+        nothing changes for a room that is listed). Through the move path's link: a player's
+        every connection to a listed room asks it (:meth:`server.store.hub.Hub.attach`). No
+        trimming: the next :meth:`list_room` trims, and the lobby's read never looks past
+        :data:`LOBBY_KEEP`."""
+        await self.link.execute("ZADD", LOBBY, "NX", created_ms, room_id)
+
     async def listed_rooms(self, count: int) -> list[str]:
-        """The newest ``count`` listed room ids."""
+        """The newest ``count`` listed room ids (one read: a snapshot of the list, so a page
+        through them meets every room once, whatever is listed or unlisted meanwhile)."""
         return [raw.decode() for raw in await self.redis.zrevrange(LOBBY, 0, count - 1)]
 
     async def attendance_fields(self, room_ids: Sequence[str]) -> list[dict[bytes, bytes]]:
@@ -267,6 +276,8 @@ class Store:
         return sum(int(n) for field, n in counts.items() if field in live)
 
     async def unlist(self, room_ids: Sequence[str]) -> None:
+        """Take rooms off the lobby's list (the lobby's read: rooms over, gone, or left by their
+        people)."""
         if room_ids:
             await self.redis.zrem(LOBBY, *room_ids)
 

@@ -2,8 +2,8 @@
 
 Games are listed in a ZSET by creation time (:meth:`server.store.store.Store.list_room`):
 open challenges made on the home page, and every game being played that was made there, by
-quick pairing or against the computer. :func:`read_lobby` reads the newest of them in two
-round trips (the rooms, then their presence hashes) and keeps:
+quick pairing or against the computer. :func:`read_lobby` reads all of them (up to the list's
+bound), a chunk at a time in two round trips (the rooms, then their presence hashes), and keeps:
 
 - **open challenges**: waiting rooms whose creator is still there (connected to the room,
   or gone for less than :data:`GONE_GRACE_MS`, which covers a reload; a creator who never
@@ -14,7 +14,11 @@ round trips (the rooms, then their presence hashes) and keeps:
   score, time control and spectators;
 - **counts**: players online over all processes, live games among the listed ones.
 
-Finished and vanished rooms are unlisted as they are met. :class:`LobbyFeed` is the
+Finished and vanished rooms are unlisted as they are met, and so are the rooms that are not
+kept by the rules above (a challenge its creator left, a game its people left): they would
+otherwise stay listed for days (an untimed game, a challenge nobody takes, a correspondence
+game) and fill the list. A player connecting to such a room again puts it back on the list
+(:meth:`server.store.hub.Hub.attach`). :class:`LobbyFeed` is the
 per-process loop: every ``interval_s`` while anybody watches the lobby it reads the lobby once,
 renders it once per language (the challenges once more per viewer who has one: their row says
 Cancel, not Accept) and sends each lobby socket the sections that changed since its last frame;
@@ -44,12 +48,14 @@ from ..core.ratings import Rating, clock_category
 from ..core.room import Room, Status
 from ..outage import redis_down
 from ..store.presence import attendance_of
+from ..store.store import LOBBY_KEEP
 from . import i18n
 from .view_model import player_names, score_pair_text
 
 log = logging.getLogger("mineduel.lobby")
 
 SCAN = 100
+"""Listed rooms read per round trip (their states, then their presence hashes)."""
 LIVE_ROWS = 20
 GONE_GRACE_MS = 5_000
 """A challenge stays listed this long after its creator's last connection closed (a reload)."""
@@ -96,31 +102,68 @@ class Lobby:
     read_ms: int = 0
 
 
-async def read_lobby(state: Any, online: int, now_ms: int) -> Lobby:
-    """The lobby as it stands (see the module docstring); ``online`` is the count to show."""
+async def read_lobby(state: Any, online: int, now_ms: int, *, chunk: int = SCAN, limit: int = LOBBY_KEEP) -> Lobby:
+    """The lobby as it stands (see the module docstring); ``online`` is the count to show.
+
+    Every listed room is read, up to ``limit`` (the list's own bound, :data:`LOBBY_KEEP`: every
+    listing trims it to that many), the ids in one read and the rooms and their presence
+    hashes ``chunk`` at a time (two round trips per chunk). Why all of them: every open
+    challenge is shown, and "games in play" counts every game being played; why that is
+    cheap: what is not worth listing any more is unlisted here (:func:`_worth_listing`), so the
+    list holds the rooms people are at (and, for a grace period, those they just left)."""
     store = state.store
-    ids = await store.listed_rooms(SCAN)
-    rooms = await state.rooms.load_many(ids)
-    shown = [rooms[i] for i in ids if i in rooms and _listable(rooms[i])]
-    fields = await store.attendance_fields([room.id for room in shown])
-    ratings = await _ratings(state, shown)
-    live: list[LiveRow] = []
-    challenges: list[ChallengeRow] = []
+    ids = await store.listed_rooms(limit)
+    live: list[tuple[Room, int]] = []
+    challenges: list[Room] = []
     playing = 0
-    for room, hash_fields in zip(shown, fields, strict=True):
-        attendance, ever = attendance_of(hash_fields)
-        if room.status is Status.PLAYING:
-            if _somebody_at_the_board(room, attendance.away_since, ever, now_ms):
+    stale: list[str] = []
+    left: list[Room] = []
+    for start in range(0, len(ids), chunk):
+        part = ids[start:start + chunk]
+        rooms = await state.rooms.load_many(part)
+        shown = [rooms[i] for i in part if i in rooms and _listable(rooms[i])]
+        stale += [i for i in part if i not in rooms or not _listable(rooms[i])]
+        fields = await store.attendance_fields([room.id for room in shown])
+        for room, hash_fields in zip(shown, fields, strict=True):
+            attendance, ever = attendance_of(hash_fields)
+            if not _worth_listing(room, attendance.away_since, ever, now_ms):
+                left.append(room)
+            elif room.status is Status.PLAYING:
                 playing += 1
                 if len(live) < LIVE_ROWS:
-                    live.append(_live_row(room, ratings, attendance.spectators))
-        elif _creator_here(room, attendance.away_since, ever, now_ms):
-            challenges.append(_challenge_row(room, ratings))
-    stale = [i for i in ids if i not in rooms or not _listable(rooms[i])]
-    if stale:
-        with contextlib.suppress(Exception):
-            await store.unlist(stale)
-    return Lobby(tuple(live), tuple(challenges), online, playing, now_ms)
+                    live.append((room, attendance.spectators))
+            else:
+                challenges.append(room)
+    ratings = await _ratings(state, [room for room, _ in live] + challenges)
+    if stale or left:
+        with contextlib.suppress(Exception):  # the next read tries again
+            await _unlist(state, stale, left, now_ms)
+    return Lobby(tuple(_live_row(room, ratings, spectators) for room, spectators in live),
+                 tuple(_challenge_row(room, ratings) for room in challenges), online, playing, now_ms)
+
+
+async def _unlist(state: Any, stale: list[str], left: list[Room], now_ms: int) -> None:
+    """Take off the list the rooms over or gone (``stale``) and those their people left
+    (``left``). A player who connects to a room meanwhile puts it back (``Hub.attach``, after
+    its presence write); one whose write came before the removal is seen by the read after it,
+    and the room goes back here: a room its people are at is never left off."""
+    await state.store.unlist(stale + [room.id for room in left])
+    if not left:
+        return
+    fields = await state.store.attendance_fields([room.id for room in left])
+    for room, hash_fields in zip(left, fields, strict=True):
+        attendance, ever = attendance_of(hash_fields)
+        if _worth_listing(room, attendance.away_since, ever, now_ms):
+            await state.rooms.aftermath.list(room, again=True)
+
+
+def _worth_listing(room: Room, away_since: tuple[int | None, ...], ever: tuple[bool, bool], now_ms: int) -> bool:
+    """The one rule of what the lobby keeps (a listable room, :func:`_listable`): a game being
+    played while somebody is at the board, a challenge while its creator is there. What is not
+    is shown nowhere and unlisted; it comes back when one of its players connects again."""
+    if room.status is Status.PLAYING:
+        return _somebody_at_the_board(room, away_since, ever, now_ms)
+    return _creator_here(room, away_since, ever, now_ms)
 
 
 def _listable(room: Room) -> bool:
