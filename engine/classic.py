@@ -80,36 +80,61 @@ MIN_SIDE, MAX_WIDTH, MAX_HEIGHT = 5, 60, 40
 _DIGITS = "012345678"
 
 
+NO_GUESS_SHARE = 5
+NO_GUESS_WORK = 150_000
+"""A no-guess board takes at most one mine per ``NO_GUESS_SHARE`` cells, or on a small board up
+to ``NO_GUESS_WORK`` ÷ cells (:func:`most_mines`). Why: the layout's search (at the first click,
+in the server's board worker) costs about cells × mines once draws stop succeeding, above a
+fifth of a large board's cells: measured 1.2 s on 60×40 at 30 %, 3.6 s at 40 %, 2.8 s at 67 %,
+while every board the rule allows took at most about 0.2 s (60×40/480, 25×25/240, 30×16/312;
+docs/PERFORMANCE.md). Every preset passes (Expert: 99 of 312)."""
+
+
 class BadBoard(ValueError):
     """A board RULES.md does not allow, with what broke the rule for an edge to say in its own
     words: ``problem`` is ``"size"`` (``MIN_SIDE..MAX_WIDTH`` wide, ``MIN_SIDE..MAX_HEIGHT``
-    high) or ``"mines"`` (``1..most_mines`` for ``width`` × ``height``); the message says it in
-    English."""
+    high) or ``"mines"`` (``1..most_mines`` for ``width`` × ``height``, fewer for a ``no_guess``
+    board); the message says it in English."""
 
-    def __init__(self, problem: str, width: int, height: int) -> None:
-        self.problem, self.width, self.height = problem, width, height
-        self.most_mines = most_mines(width, height)
+    def __init__(self, problem: str, width: int, height: int, no_guess: bool = False) -> None:
+        self.problem, self.width, self.height, self.no_guess = problem, width, height, no_guess
+        self.most_mines = most_mines(width, height, no_guess)
         if problem == "size":
             super().__init__(f"a board is {MIN_SIDE}..{MAX_WIDTH} wide and {MIN_SIDE}..{MAX_HEIGHT} high")
         else:
-            super().__init__(f"a {width}x{height} board takes 1..{self.most_mines} mines")
+            super().__init__(f"a {'no-guess ' if no_guess else ''}{width}x{height} board takes 1..{self.most_mines} mines")
 
 
-def check_size(width: int, height: int, count: int) -> None:
+def check_size(width: int, height: int, count: int, no_guess: bool = False) -> None:
     """Raises ``ValueError`` unless RULES.md allows the board: 5..60 wide, 5..40 high,
-    1..W·H−9 mines (:class:`BadBoard` for integers out of those bounds)."""
+    1..W·H−9 mines, for a ``no_guess`` board fewer on large boards (:func:`most_mines`;
+    :class:`BadBoard` for integers out of those bounds).
+
+    >>> check_size(60, 40, 481, no_guess=True)
+    Traceback (most recent call last):
+    ...
+    engine.classic.BadBoard: a no-guess 60x40 board takes 1..480 mines
+    """
     for name, value in (("width", width), ("height", height), ("mines", count)):
         if type(value) is not int:
             raise ValueError(f"{name} must be an integer")
     if not (MIN_SIDE <= width <= MAX_WIDTH and MIN_SIDE <= height <= MAX_HEIGHT):
-        raise BadBoard("size", width, height)
-    if not 1 <= count <= most_mines(width, height):
-        raise BadBoard("mines", width, height)
+        raise BadBoard("size", width, height, no_guess)
+    if not 1 <= count <= most_mines(width, height, no_guess):
+        raise BadBoard("mines", width, height, no_guess)
 
 
-def most_mines(width: int, height: int) -> int:
-    """The most mines a board takes: the first click and its neighbours stay free (RULES.md)."""
-    return width * height - 9
+def most_mines(width: int, height: int, no_guess: bool = False) -> int:
+    """The most mines a board takes: the first click and its neighbours stay free (RULES.md);
+    a ``no_guess`` board's layout must also be cheap to search (:data:`NO_GUESS_WORK`).
+
+    >>> most_mines(30, 16), most_mines(30, 16, no_guess=True), most_mines(60, 40, no_guess=True)
+    (471, 312, 480)
+    """
+    cells = width * height
+    if no_guess:
+        return min(cells - 9, max(cells // NO_GUESS_SHARE, NO_GUESS_WORK // cells))
+    return cells - 9
 
 
 def preset_of(width: int, height: int, count: int) -> str:
@@ -127,7 +152,7 @@ def generate(width: int, height: int, count: int, first_click: Cell, rng: Any, n
     >>> len(mines), (0, 0) in mines, (1, 1) in mines
     (10, False, False)
     """
-    check_size(width, height, count)
+    check_size(width, height, count)  # not the no-guess budget: a game made before it still plays
     geo = geometry(width, height)
     if not geo.contains(first_click):
         raise ValueError(f"the first click {first_click!r} is not on the board")
@@ -237,8 +262,9 @@ class Classic:
 
     @classmethod
     def new(cls, width: int, height: int, count: int, rng: Any, no_guess: bool = False) -> "Classic":
-        """A game whose layout will be drawn at the first click from a seed drawn now."""
-        check_size(width, height, count)
+        """A game whose layout will be drawn at the first click from a seed drawn now (a board
+        :func:`check_size` allows: a ``no_guess`` one within the search's budget)."""
+        check_size(width, height, count, no_guess)
         return cls(ClassicSetup(width, height, count, no_guess, rng.randbytes(SEED_BYTES).hex()))
 
     @classmethod

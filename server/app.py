@@ -45,6 +45,7 @@ from .store.committer import Retention
 from .store.fanout import Codec, Fanout
 from .store.hub import Hub
 from .store.matchmaker import Pairing
+from .store.offload import Offload
 from .store.pairing import PairingStore
 from .store.player_games import PlayerGames
 from .store.players import Players, Ratings
@@ -92,6 +93,8 @@ class Parts:
         rooms = RoomService(store, cache, metrics, retries=settings.commit_retries,
                             retention=Retention(settings.finished_ttl_s, settings.idle_ttl_s),
                             analyses=Analyses(store, metrics, at_end=settings.analyse_at_end),
+                            # a worker each: boards never delay a computer's answer (server/store/offload.py)
+                            boards=Offload(most_waiting=settings.board_queue), answers=Offload(),
                             results=Results(store, metrics, ratings, Players(store.redis)), games=games, feed=feed)
         hub = Hub(rooms, cache, feed, pubsub or open_pubsub(url, lean=settings.lean_redis), metrics)
         pools = PairingStore(store.redis, window=Window.of(*settings.pairing_window),
@@ -182,7 +185,8 @@ def create_app(
             if hub is not None:
                 await hub.stop()
             await rooms.analyses.close()
-            rooms.offload.close()
+            rooms.answers.close()
+            rooms.boards.close()
             await store.close()
             if embedded is not None:
                 await asyncio.to_thread(embedded.stop)

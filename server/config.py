@@ -143,6 +143,9 @@ class Settings:
     that ends, the analyses took a third of the server's CPU at 500 rooms under load (a fifth of
     a core beside the app's 35%; docs/PERFORMANCE.md, thirteenth session), mostly for games
     nobody opens; asked for, one takes about 15 ms (the page's odds element loads itself)."""
+    board_queue: int = 16
+    """No-guess boards that may wait for this process's board worker; a first click beyond is
+    refused as ``busy`` (click again). Why 16: ``BOARD_QUEUE`` in server/store/service.py."""
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -196,4 +199,5 @@ class Settings:
             pairing_window=_numbers(e.get("MINEDUEL_PAIRING_WINDOW"), cls.pairing_window),
             pairing_computer_after_s=float(e.get("MINEDUEL_PAIRING_COMPUTER_AFTER_S", "20")),
             analyse_at_end=_bool(e.get("MINEDUEL_ANALYSE_AT_END"), False),
+            board_queue=int(e.get("MINEDUEL_BOARD_QUEUE", "16")),
         )

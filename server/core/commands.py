@@ -47,9 +47,14 @@ class Refused(StrEnum):
     CELL_FLAGGED = "cell_flagged"
     CHORD_NOT_SATISFIED = "chord_not_satisfied"
     TOO_LATE_TO_ABORT = "too_late_to_abort"
-    # only the shell says these (there is no room to decide on, or it lost every race)
+    # only the shell says these (there is no room to decide on, it lost every race, or the
+    # worker that makes boards is taken)
     UNKNOWN_ROOM = "unknown_room"
     BUSY = "busy"
+    """Too many concurrent changes, or too many boards waiting to be made; try again."""
+    BOARD_PENDING = "board_pending"
+    """A board of the actor's is still being made (a no-guess layout, at a first click): one at a
+    time per player. Click again once it is there."""
 
 
 # ---------------------------------------------------------------------- commands

@@ -34,6 +34,7 @@ NOTICES: dict[Refused, str] = {
     Refused.TOO_LATE_TO_ABORT: N_("Both players have moved: the game can no longer be aborted (you can resign)."),
     Refused.UNKNOWN_ROOM: N_("This game no longer exists."),
     Refused.BUSY: N_("The game is busy right now; please try again."),
+    Refused.BOARD_PENDING: N_("One of your boards is still being made; click again once it is there."),
 }
 """English, marked for the catalogs; shown through :func:`refusal_notice`."""
 

@@ -47,7 +47,7 @@ from .aftermath import SETTLE_GRACE_MS, Aftermath
 from .analyses import Analyses, StoredAnalysis
 from .cache import RoomCache
 from .committer import Committer, Retention
-from .offload import Offload
+from .offload import Offload, OwnerBusy, QueueFull
 from .outage_log import OutageLog
 from .player_games import PlayerGames
 from .results import Results
@@ -93,21 +93,30 @@ def prepared(game: Game, move: Move) -> Game:
     return game.prepared(move)
 
 
+BOARD_QUEUE = 16
+"""Boards (no-guess layouts) that may wait for the board worker; a first click beyond is refused
+as ``busy`` (click again) rather than kept waiting behind all of them. Why 16: a board the
+rules allow takes at most about 0.2 s to search (:data:`engine.classic.NO_GUESS_WORK`), so a
+first click waits at most about 3 s behind others' boards, one each (16 players at once: one
+player has one board in flight at a time); an Expert board takes about 5 ms, so real traffic
+(20 no-guess Expert first clicks at once in the browser bench) drains far below the bound."""
+
+
 def worth_preparing(room: Room, actor: Player | None, command: Play, seen_version: int | None) -> bool:
     """Whether to do ``command``'s costly part ahead (``Game.prepared``): only for the seat's own
     move on the version it saw. Why: a spectator's or a stale click is refused by ``decide``
-    anyway, and preparing it first let anybody keep the one worker busy (seconds a search on a
-    large no-guess board) for everybody's first clicks and the computer's answers."""
+    anyway, and preparing it first let anybody keep the board worker busy (a search on a
+    large no-guess board) for everybody's first clicks."""
     return (room.seat_of(actor) is not None and seen_version in (None, room.version)
             and room.game.costly(command.move))
 
 
 def worth_answering(room: Room, now_ms: int) -> bool:
-    """Whether a ``Tick`` should have the computer's answer worked out ahead, in the worker:
-    the strong computer's (tens of ms of search), once due. Why ahead: decided with the clock
-    read before the search and its wait for the one worker (busy with others' no-guess layouts
-    and answers), the wait was charged to the human, who could lose on time right after the
-    computer's move; decided after, the computer's clock pays for its own thinking."""
+    """Whether a ``Tick`` should have the computer's answer worked out ahead, in the answers'
+    worker: the strong computer's (tens of ms of search), once due. Why ahead: decided with the
+    clock read before the search and its wait for the worker (busy with other games' answers),
+    the wait was charged to the human, who could lose on time right after the computer's move;
+    decided after, the computer's clock pays for its own thinking."""
     due = answer_due(room)
     return slow_to_answer(room) and due is not None and now_ms >= due
 
@@ -115,7 +124,7 @@ def worth_answering(room: Room, now_ms: int) -> bool:
 class RoomService:
     def __init__(self, store: Store, cache: RoomCache, metrics: Metrics, *, retries: int = 8,
                  retention: Retention = Retention(), now_ms: Callable[[], int] = wall_ms,
-                 offload: Offload | None = None, results: Results | None = None,
+                 boards: Offload | None = None, answers: Offload | None = None, results: Results | None = None,
                  analyses: Analyses | None = None, games: PlayerGames | None = None,
                  settle_grace_ms: int = SETTLE_GRACE_MS, outages: OutageLog | None = None,
                  feed: RoomFeed | None = None) -> None:
@@ -123,8 +132,12 @@ class RoomService:
         self.outages = outages or OutageLog(now_ms)
         """When this process could not reach the store: what :func:`decide` gives clock time back for
         (every load and commit here, the sweeper and the hub's pub/sub link report to it)."""
-        self.offload = offload or Offload()
-        """Runs the decisions a game says are costly (a no-guess layout) off the event loop."""
+        self.boards = boards or Offload(most_waiting=BOARD_QUEUE)
+        """Runs the decisions a game says are costly (a no-guess layout) off the event loop: a
+        lane of its own, one board in flight per player, a bounded queue (:meth:`_prepared`)."""
+        self.answers = answers or Offload()
+        """The strong computer's answers, off the event loop: a lane of their own, so an answer
+        never waits behind boards."""
         self.results = results or Results(store, metrics)
         self.games = games or PlayerGames(store, metrics, finished_ttl_s=retention.finished_ttl_s)
         self.aftermath = Aftermath(store, metrics, self.results, self.games)
@@ -213,9 +226,9 @@ class RoomService:
                 self._counts["cache_hits"] += 1
             deciding = command  # this attempt's: with what was worked out ahead for this room
             if isinstance(command, Play) and worth_preparing(room, actor, command, seen_version):
-                room = room.evolve(game=await self.offload.run(prepared, room.game, command.move))
+                room = room.evolve(game=await self._prepared(room, actor, command.move))
             elif isinstance(command, Tick) and worth_answering(room, self.now_ms()):
-                deciding = Tick(await self.offload.run(reply, room))
+                deciding = Tick(await self.answers.run(reply, room))
             now = self.now_ms()  # after the preparing and the thinking: decided when they are done
             decision = decide(room, actor, deciding, seen_version, now, self.outages.outages(now))
             if isinstance(decision, Refusal):
@@ -235,6 +248,19 @@ class RoomService:
             if seen_version is not None:
                 raise refused(Refused.STALE, "another change was committed first", await self.load(room_id))
         raise refused(Refused.BUSY, "too many concurrent changes; try again")
+
+    async def _prepared(self, room: Room, actor: Player | None, move: Move) -> Game:
+        """``room``'s game with ``move``'s costly part done in the board worker; refused, and
+        nothing queued, while a board of ``actor``'s is in flight (``board_pending``: a double
+        click, or a first click in another game) or :data:`BOARD_QUEUE` boards wait already
+        (``busy``). Either way the room is unchanged and the click can simply come again."""
+        try:
+            return await self.boards.run(prepared, room.game, move, owner=actor.id if actor else None)
+        except OwnerBusy:
+            raise refused(Refused.BOARD_PENDING, "a board of yours is still being made; click again once it is there",
+                          room) from None
+        except QueueFull:
+            raise refused(Refused.BUSY, "many boards are being made; click again in a moment", room) from None
 
     async def play(self, room_id: str, actor: Player, move: Any, seen_version: int | None,
                    started: float | None = None) -> Room:

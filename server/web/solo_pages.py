@@ -119,6 +119,9 @@ def _board_rule(exc: BadBoard) -> str:
     if exc.problem == "size":
         return _("A board is %(least)d to %(width)d cells wide and %(least)d to %(height)d high.") % {
             "least": MIN_SIDE, "width": MAX_WIDTH, "height": MAX_HEIGHT}
+    if exc.no_guess:  # a smaller budget: the layout's search must stay cheap (engine.classic.most_mines)
+        return _("A no-guess board of %(width)d × %(height)d cells takes 1 to %(most)d mines.") % {
+            "width": exc.width, "height": exc.height, "most": exc.most_mines}
     return _("A board of %(width)d × %(height)d cells takes 1 to %(most)d mines.") % {
         "width": exc.width, "height": exc.height, "most": exc.most_mines}
 

@@ -368,3 +368,31 @@ def test_a_prepared_first_click_plays_as_the_click_would(no_guess: bool) -> None
     for move in (Flag((0, 0)), Reveal((99, 99)), Resign()):
         assert fresh.prepared(move) is fresh
     assert direct.prepared(Reveal((0, 0))) is direct  # laid out already
+
+
+def test_a_no_guess_board_is_made_only_within_the_search_s_budget() -> None:
+    """``most_mines(.., no_guess=True)``: a fifth of the cells, or NO_GUESS_WORK ÷ cells on a small
+    board, never more than W·H−9. Every preset and every count of a board up to 16×16 pass; a
+    large dense board (the outside probe's 60×40/1600: seconds of search) is refused at
+    ``Classic.new``; a game made before the rule (a stored setup) still draws its layout."""
+    from engine.classic import NO_GUESS_SHARE, NO_GUESS_WORK, BadBoard, most_mines
+
+    for width, height, count in PRESETS.values():
+        Classic.new(width, height, count, random.Random(1), no_guess=True)
+    for width in range(5, 61):
+        for height in range(5, 41):
+            cells = width * height
+            expected = min(cells - 9, max(cells // NO_GUESS_SHARE, NO_GUESS_WORK // cells))  # the dumb twin
+            assert most_mines(width, height, no_guess=True) == expected <= most_mines(width, height)
+            if cells <= 16 * 16:
+                assert expected == most_mines(width, height)  # small boards: any count
+    assert most_mines(60, 40, True) == 480 and most_mines(30, 16, True) == 312
+    for width, height, count, most in ((60, 40, 1600, 480), (60, 40, 481, 480), (40, 30, 360, 240)):
+        with pytest.raises(BadBoard) as refused:
+            Classic.new(width, height, count, random.Random(1), no_guess=True)
+        assert refused.value.problem == "mines" and refused.value.no_guess and refused.value.most_mines == most
+        assert str(refused.value) == f"a no-guess {width}x{height} board takes 1..{most} mines"
+        Classic.new(width, height, count, random.Random(1))  # a board that may be guessed: fine
+    old = Classic(ClassicSetup(30, 16, 400, True, SEED))  # over the budget, made before it
+    old.apply(0, Reveal((8, 15)))
+    assert len(old.mines) == 400 and (8, 15) in old.opened

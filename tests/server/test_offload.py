@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from tests.conftest import ROOT
 
@@ -73,3 +74,46 @@ def test_a_nicer_worker_runs_at_a_lower_priority_than_its_server() -> None:
     plain, nicer = asyncio.run(run())
     assert plain == here and nicer == min(19, here + ANALYSIS_NICE) and ANALYSIS_NICE > 0
     assert Analyses(store=None, metrics=None).offload.nice == ANALYSIS_NICE  # type: ignore[arg-type]
+
+
+async def test_a_lane_refuses_a_second_job_of_an_owner_and_one_beyond_its_queue(tmp_path: Path) -> None:
+    """One job in flight per owner, at most ``most_waiting`` waiting; refused before anything is
+    queued. A job stays counted until its worker is done, also when its caller stopped waiting
+    (a socket closed mid-search): its cost is spent anyway."""
+    import asyncio
+
+    import pytest
+
+    from server.store.offload import OwnerBusy, QueueFull
+    from tests.server.store.held_jobs import Gate, HeldOffload
+
+    gate = Gate(tmp_path)
+    lane = HeldOffload(gate, most_waiting=1)
+    try:
+        first = asyncio.create_task(lane.run(os.getpid, owner="ann"))
+        await gate.until_started()
+        second = asyncio.create_task(lane.run(os.getpid, owner="bo"))
+        await asyncio.sleep(0)
+        assert lane.waiting == 1
+        with pytest.raises(OwnerBusy):
+            await lane.run(os.getpid, owner="ann")
+        with pytest.raises(QueueFull):
+            await lane.run(os.getpid, owner="cy")
+        first.cancel()  # its caller leaves; the job goes on in the worker
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        with pytest.raises(OwnerBusy):
+            await lane.run(os.getpid, owner="ann")
+        gate.open()
+        assert await asyncio.wait_for(second, 60) != os.getpid()
+        for _ in range(1000):  # the cancelled caller's job ends too, and frees its owner (a bound)
+            try:
+                assert await asyncio.wait_for(lane.run(os.getpid, owner="ann"), 60) != os.getpid()
+                break
+            except OwnerBusy:
+                await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the owner of a finished job stayed busy")
+        assert lane.waiting == 0
+    finally:
+        lane.close()

@@ -130,7 +130,8 @@ async def test_bad_solo_requests(api):
     for body in ({"width": 4}, {"width": 61}, {"height": 41}, {"mines": 0}, {"width": 9, "height": 9, "mines": 73},
                  {"width": 9.0}, {"no_guess": "yes"}, {"preset": "huge"}, {"mines": True}, {"preset": []},
                  {"preset": {}}, {"preset": ["beginner"]},
-                 {"preset": "beginner", "width": 30}, {"preset": "expert", "mines": 10}):  # a preset or a size, not both
+                 {"preset": "beginner", "width": 30}, {"preset": "expert", "mines": 10},  # a preset or a size, not both
+                 {"width": 60, "height": 40, "mines": 1600, "no_guess": True}):  # no-guess: seconds of search each
         with pytest.raises(ApiError) as e:
             await api.request("POST", "/api/v1/solo", anna.token, body)
         assert e.value.status == 400 and e.value.code == "bad_field", body

@@ -8,11 +8,12 @@ import secrets
 import time
 from collections.abc import AsyncIterator
 from itertools import count
+from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
 
-from engine import Explore, Flag, Resign, Reveal
+from engine import Classic, Explore, Flag, Resign, Reveal
 from engine.clock import Clock
 from server.app import Parts
 from server.core.commands import DeclineRematch, Join, Play, Refused, Tick
@@ -25,9 +26,11 @@ from server.store.cache import RoomCache
 from server.store.committer import Retention
 from server.store.keys import CLOCKS, clock_key, log_key, state_key
 from server.store.offload import Offload
-from server.store.service import RoomRefused, RoomService
+from server.store.service import BOARD_QUEUE, RoomRefused, RoomService
 from server.store.slots import is_shard_slot, slot_of
 from server.store.store import Store
+from tests.conftest import app_settings
+from tests.server.store.held_jobs import Gate, HeldOffload
 
 ANNA, BEN, CY = Player("gA", "Anna"), Player("gB", "Ben"), Player("gC", "Cy")
 POLLS = 200
@@ -247,8 +250,8 @@ class SlowOffload(Offload):
         super().__init__()
         self.clock, self.took_ms, self.runs = clock, took_ms, 0
 
-    async def run(self, fn, *args):  # noqa: ANN001, ANN201
-        done = await super().run(fn, *args)
+    async def run(self, fn, *args, owner=None):  # noqa: ANN001, ANN201
+        done = await super().run(fn, *args, owner=owner)
         self.clock[0] += self.took_ms
         self.runs += 1
         return done
@@ -264,7 +267,8 @@ async def slowly_offloaded(redis_url: str, took_ms: int) -> AsyncIterator[tuple[
     clock = [time.time_ns() // 1_000_000 + 3_600_000]  # an hour ahead: no other process's sweeper
     offload = SlowOffload(clock, took_ms)                # (same store, the wall clock) finds it due
     try:
-        yield RoomService(store, RoomCache(), Metrics(), now_ms=lambda: clock[0], offload=offload), offload, clock
+        yield (RoomService(store, RoomCache(), Metrics(), now_ms=lambda: clock[0], boards=offload, answers=offload),
+               offload, clock)
     finally:
         offload.close()
         await store.close()
@@ -310,3 +314,114 @@ async def test_the_strong_computer_s_thinking_is_on_its_own_clock(redis_url: str
         assert answered.clock.running == 0 and answered.clock.since_ms == due + 1_900  # mine from now
         assert answered.clock.remaining(0, clock[0]) == 60_000
         assert answered.clock.remaining_ms[1] == 60_000 - (due + 1_900 - moved.clock.since_ms)
+
+
+@contextlib.asynccontextmanager
+async def lanes(redis_url: str, boards: Offload) -> AsyncIterator[tuple[RoomService, list[int]]]:
+    """A room service on its own store with ``boards`` as its board lane and a plain worker for
+    the computer's answers, and its clock (an hour ahead, as :func:`slowly_offloaded`'s)."""
+    store = Store(redis_url)
+    clock = [time.time_ns() // 1_000_000 + 3_600_000]
+    answers = Offload()
+    try:
+        yield RoomService(store, RoomCache(), Metrics(), now_ms=lambda: clock[0], boards=boards, answers=answers), clock
+    finally:
+        boards.close()
+        answers.close()
+        await store.close()
+
+
+def someone(name: str) -> Player:
+    return Player("g" + secrets.token_hex(5), name)
+
+
+def no_guess_expert(seed: int = 4) -> Classic:
+    return new_game.classic(30, 16, 99, no_guess=True, seed=seed)
+
+
+async def test_a_computer_s_answer_does_not_wait_behind_a_board(redis_url: str, tmp_path: Path) -> None:
+    """Boards and answers have a worker each: while a board's search holds the board worker
+    (for as long as the test likes), the strong computer still answers. With one worker for
+    both, the answer waited behind every board queued (34.5 s in the probe)."""
+    gate = Gate(tmp_path)
+    async with lanes(redis_url, HeldOffload(gate)) as (rooms, clock):
+        sol = someone("Sol")
+        solo = await rooms.create(no_guess_expert(), (sol,))
+        click = asyncio.create_task(rooms.play(solo.id, sol, Reveal((8, 15)), solo.version))
+        await gate.until_started()
+        me = someone("Ada")
+        duel = await rooms.create(new_game.duel("brettspielnetz", 8), (me, computer(3)), Clock.new(60_000))
+        moved = await rooms.play(duel.id, me, Explore((0, 0)), duel.version)
+        due = answer_due(moved)
+        assert due is not None and moved.game.to_move == 1
+        clock[0] = due
+        answered = await asyncio.wait_for(rooms.act(duel.id, None, Tick()), 60)  # a bound, not an expectation
+        assert answered.version == moved.version + 1 and answered.game.to_move == 0
+        assert not click.done()  # the board is still being made
+        gate.open()
+        played = await asyncio.wait_for(click, 60)
+        assert played.version == solo.version + 1 and played.game.mines is not None
+
+
+async def test_a_second_first_click_of_the_same_player_is_refused_and_changes_nothing(
+        redis_url: str, tmp_path: Path) -> None:
+    """One board in flight per player: a double click, or a first click in another game of
+    theirs, while their board is being made is refused (``board_pending``), nothing queued and
+    the room unchanged; once the board is there the click simply comes again."""
+    gate = Gate(tmp_path)
+    boards = HeldOffload(gate)
+    async with lanes(redis_url, boards) as (rooms, _):
+        sol = someone("Sol")
+        first, other = await rooms.create(no_guess_expert(4), (sol,)), await rooms.create(no_guess_expert(5), (sol,))
+        click = asyncio.create_task(rooms.play(first.id, sol, Reveal((8, 15)), first.version))
+        await gate.until_started()
+        for room, seen in ((first, first.version), (other, other.version), (other, None)):
+            with pytest.raises(RoomRefused) as e:
+                await asyncio.wait_for(rooms.play(room.id, sol, Reveal((3, 3)), seen), 30)  # refused at once
+            assert e.value.code is Refused.BOARD_PENDING and e.value.room is not None
+            assert e.value.room.version == room.version and e.value.room.game.mines is None
+            stored = await rooms.load(room.id)
+            assert stored.version == room.version and stored.game.mines is None and stored.game.log == []
+        assert boards.waiting == 0 and gate.started() == 1  # nothing queued for the refused clicks
+        gate.open()
+        assert (await asyncio.wait_for(click, 60)).version == first.version + 1
+        again = await asyncio.wait_for(rooms.play(other.id, sol, Reveal((3, 3)), other.version), 60)
+        assert again.version == other.version + 1 and again.game.mines is not None
+
+
+async def test_a_first_click_beyond_the_board_queue_is_refused_as_busy_and_changes_nothing(
+        redis_url: str, tmp_path: Path) -> None:
+    """A bounded queue: with one board being made and ``most_waiting`` (here 1) waiting, the
+    next player's first click is refused at once (``busy``: click again) instead of waiting
+    behind all of them; its room is unchanged and its click works once the queue drained."""
+    gate = Gate(tmp_path)
+    boards = HeldOffload(gate, most_waiting=1)
+    async with lanes(redis_url, boards) as (rooms, _):
+        players = [someone(n) for n in ("Ann", "Bo", "Cy")]
+        made = [await rooms.create(no_guess_expert(seed), (p,)) for seed, p in enumerate(players)]
+        clicks = [asyncio.create_task(rooms.play(made[0].id, players[0], Reveal((8, 15)), made[0].version))]
+        await gate.until_started()
+        clicks.append(asyncio.create_task(rooms.play(made[1].id, players[1], Reveal((8, 15)), made[1].version)))
+        for _ in range(POLLS):
+            if boards.waiting == 1:
+                break
+            await asyncio.sleep(0.05)
+        assert boards.waiting == 1
+        late = made[2]
+        with pytest.raises(RoomRefused) as e:
+            await asyncio.wait_for(rooms.play(late.id, players[2], Reveal((8, 15)), late.version), 30)  # at once
+        assert e.value.code is Refused.BUSY and e.value.room is not None and e.value.room.version == late.version
+        stored = await rooms.load(late.id)
+        assert stored.version == late.version and stored.game.mines is None and stored.game.log == []
+        gate.open()
+        done = await asyncio.wait_for(asyncio.gather(*clicks), 60)
+        assert [r.version for r in done] == [made[0].version + 1, made[1].version + 1]
+        again = await asyncio.wait_for(rooms.play(late.id, players[2], Reveal((8, 15)), late.version), 60)
+        assert again.version == late.version + 1 and again.game.mines is not None
+
+
+def test_the_app_gives_boards_and_answers_a_worker_each(parts: Parts) -> None:
+    """As the app builds the room service (``Parts.build``): two lanes, the boards' queue bounded."""
+    rooms = parts.rooms
+    assert rooms.boards is not rooms.answers and rooms.answers is not rooms.analyses.offload
+    assert rooms.boards.most_waiting == app_settings().board_queue == BOARD_QUEUE and rooms.answers.most_waiting is None
