@@ -204,7 +204,7 @@ def test_the_replay_speaks_german(web_server: LiveServer, finished) -> None:
     for path, htmx in ((f"/g/{room}?at=3", False), (f"/g/{room}/replay?at=3", True)):
         html = get(web_server, path, htmx=htmx, lang="de").text
         assert_speaks(html, "de", shows=f"3. Fahne von {flag} entfernt")
-        assert 'aria-label="Wiederholung"' in section(html, "replay") and "« Erster" in html
+        assert 'aria-label="Wiederholung"' in section(html, "replay") and "«\u00a0Erster" in html
     chord = get(web_server, f"/g/{room}/replay?at=5", htmx=True, lang="de").text
     assert f"5. Akkord auf {cell_name(game.log[4][1].cell)}" in chord
     assert "1. e5 aufgedeckt" in get(web_server, f"/g/{room}/replay?at=1", htmx=True, lang="de").text
