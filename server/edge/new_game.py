@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 from engine import Classic, Duel, Game
+from engine.classic import most_mines
 
 from ..core.commands import Refused
 from ..core.computer import computer
@@ -32,10 +33,13 @@ def classic(width: int, height: int, mines: int, no_guess: bool = False, seed: i
 
 
 def rematch_of(room: Room) -> Game:
-    """A new game of the same kind and settings as ``room``'s (a classic game's restart)."""
+    """A new game of the same kind and settings as ``room``'s (a classic game's restart). A
+    no-guess board made before its budget narrowed (``engine.classic.most_mines``) restarts
+    with as many mines as such a board may hold now, not with an error."""
     if room.kind == "classic":
         s = room.game.settings
-        return classic(s["width"], s["height"], s["mines"], s["no_guess"])
+        mines = min(s["mines"], most_mines(s["width"], s["height"], s["no_guess"]))
+        return classic(s["width"], s["height"], mines, s["no_guess"])
     return duel(room.ruleset or "brettspielnetz")
 
 

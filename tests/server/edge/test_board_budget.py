@@ -14,8 +14,11 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's "use httpx2" notice: the same API for these tests
     from starlette.testclient import TestClient
 
-from engine.classic import PRESETS
+from engine.classic import PRESETS, Classic, ClassicSetup, most_mines
 from server.app import create_app
+from server.core.decide import open_room
+from server.core.room import Player
+from server.edge import new_game
 from server.web.site import COOKIE
 from tests.conftest import app_settings
 from tests.names import unique
@@ -68,3 +71,15 @@ def test_the_form_refuses_a_no_guess_board_over_the_budget(client: TestClient) -
     for fine in ({**form, "mines": "480"}, {**form, "no_guess": "0"}, {"preset": "expert", "no_guess": "1"}):
         answer = client.post("/solo", data=fine, headers=SAME_SITE)
         assert answer.status_code == 303 and answer.headers["location"].startswith("/g/"), (fine, answer.text[:300])
+
+
+def test_a_board_made_before_the_budget_restarts_within_it() -> None:
+    """A no-guess game over today's budget (made before it) still plays; its restart keeps the
+    board and mode with as many mines as the budget allows, not a server error."""
+    legacy = Classic(ClassicSetup(60, 40, 1600, True, "ab" * 16))
+    room = open_room("old", legacy, (Player("gA", "Anna"),), None, 0).room
+    fresh = new_game.rematch_of(room)
+    assert fresh.settings["width"] == 60 and fresh.settings["height"] == 40 and fresh.settings["no_guess"]  # type: ignore[attr-defined]
+    assert fresh.settings["mines"] == most_mines(60, 40, no_guess=True) == 480  # type: ignore[attr-defined]
+    ordinary = open_room("new", Classic(ClassicSetup(30, 16, 99, True, "cd" * 16)), (Player("gA", "Anna"),), None, 0).room
+    assert new_game.rematch_of(ordinary).settings["mines"] == 99  # type: ignore[attr-defined]
