@@ -23,6 +23,7 @@ from ..edge import new_game
 from ..edge.csp import SecurityHeaders
 from ..edge.limits import Limited, guard_of
 from ..store.results import DEFAULT_PRESET, MODES, SoloResult, ranks
+from . import click_mode as click_modes
 from . import socket_ticket
 from .forms import (
     BadForm,
@@ -92,6 +93,23 @@ async def create_solo(request: Request) -> Response:
     return redirect(f"/g/{room.id}")
 
 
+async def set_click_mode(request: Request) -> Response:
+    """POST ``mode=reveal|flag``, sent by the classic page's radio buttons when they change (an
+    htmx request that swaps nothing): remembered for the next page (:mod:`.click_mode`). 204;
+    any other mode 400, a foreign page 403, nothing set."""
+    if not same_origin(request):
+        return await foreign_form(request)
+    try:
+        mode = (await form_of(request)).get("mode")
+        if mode not in click_modes.MODES:
+            raise BadForm(_("There is no such click mode."))
+    except BadForm as exc:
+        return await refused_form(request, exc)
+    response = Response(status_code=204)
+    click_modes.remember(response, request, mode)
+    return response
+
+
 def _game_of(request: Request, form: dict[str, str]) -> Classic:
     """The board ``form`` asks for: a preset, or ``custom`` (also what a form without ``preset``
     asks for, as the finished game's "Play again" does) of ``width`` × ``height`` with ``mines``
@@ -152,6 +170,7 @@ def solo_room_page(request: Request, web: Web, room: Room, me: Player | None, vi
         ws_url=socket_ticket.render_socket_url(room.id, request.app.state.rooms.now_ms(),
                                                shows_end=room.status is Status.OVER),  # snapshots keep the replay step
         seated=viewer == 0,
+        click_mode=click_modes.click_mode(request),
         areas={**html.solo.areas(room, viewer, at=at), "reconnect": reconnect_area(html.m, request)},
         spectators=html.m.spectators(watchers),
         goto_field=html.m.goto_field(),
@@ -165,4 +184,5 @@ routes = [
     Route("/solo", solo_home, middleware=_headers),
     Route("/solo", create_solo, methods=["POST"], middleware=_headers),
     Route("/solo/leaderboard", leaderboard, middleware=_headers),
+    Route("/solo/click-mode", set_click_mode, methods=["POST"], middleware=_headers),
 ]

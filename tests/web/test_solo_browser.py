@@ -51,6 +51,15 @@ def set_mode(person: Person, mode: str) -> None:
     person.page.check(f"input[name=mode][value={mode}]")
 
 
+def remembered(person: Person, mode: str) -> None:
+    """Wait (bounded) until the mode's change was posted and its cookie set."""
+    for _ in range(200):
+        if any(c["name"] == "mineduel_click" and c["value"] == mode for c in person.context.cookies()):
+            return
+        person.page.wait_for_timeout(25)
+    raise AssertionError(f"the click mode {mode!r} was not remembered")
+
+
 def test_a_no_guess_beginner_board_is_won_by_clicks_and_reaches_the_leaderboard(browser, web_server, artifacts):
     anna = Person.open(browser, web_server.url, "Anna")
     watcher = Person.open(browser, web_server.url, None)
@@ -116,7 +125,11 @@ def test_a_chord_on_a_wrong_flag_loses_and_shows_the_fatal_mine_and_the_crossed_
         assert "open" in cell_class(anna, target)
         set_mode(anna, "flag")
         click(anna, wrong)
+        remembered(anna, "flag")
+        anna.reload()  # a reload keeps the mode chosen: a click here would otherwise open a cell
+        expect(anna.page.locator("input[name=mode][value=flag]")).to_be_checked()
         set_mode(anna, "reveal")
+        remembered(anna, "reveal")
         click(anna, target)
         anna.page.wait_for_selector("#status.lost")
         assert "fatal" in cell_class(anna, mine) and "wrong-flag" in cell_class(anna, wrong)

@@ -82,3 +82,16 @@ def test_a_win_no_person_could_play_is_shown_on_no_board(client: TestClient, red
     board = client.get("/solo/leaderboard", params={"preset": "expert", "mode": "no-guess"}).text
     assert person in board and bot not in board
     assert bot not in client.get("/solo").text
+
+
+def test_the_click_mode_is_remembered_for_the_next_page(client: TestClient) -> None:
+    """The classic page's radio buttons post the mode when it changes; the page renders it."""
+    client.cookies.clear()
+    answer = client.post("/solo/click-mode", data={"mode": "flag"}, headers={"origin": BASE})
+    assert answer.status_code == 204 and answer.cookies["mineduel_click"] == "flag"
+    assert "httponly" in answer.headers["set-cookie"].lower() and "samesite=lax" in answer.headers["set-cookie"].lower()
+    for bad in ({"mode": "chord"}, {}):
+        refused = client.post("/solo/click-mode", data=bad, headers={"origin": BASE})
+        assert refused.status_code == 400 and "set-cookie" not in refused.headers
+    assert client.post("/solo/click-mode", data={"mode": "flag"},
+                       headers={"origin": "https://evil.example"}).status_code == 403
