@@ -18,12 +18,11 @@ from server.core.commands import Play
 from server.core.computer import computer
 from server.core.room import Player, Room, Status
 from server.edge import new_game
-from server.edge.codec_msgpack import MsgpackCodec
 from server.edge.outbox import Outbox
 from server.embedded_redis import EmbeddedRedis
-from server.metrics import Metrics
 from server.web.lobby import Lobby, _unlist, read_lobby
 from tests.conftest import app_settings
+from tests.server.store.conftest import running_parts
 
 CHUNK = 3
 """The read's chunk in these tests: fewer than the abandoned rooms made after the one that counts."""
@@ -39,13 +38,8 @@ def later() -> int:
 
 @pytest.fixture
 async def parts(own_redis: EmbeddedRedis) -> AsyncIterator[Parts]:
-    built = Parts.build(own_redis.url, app_settings(redis_url=own_redis.url), {"msgpack": MsgpackCodec()}, Metrics())
-    await built.hub.start()
-    try:
+    async with running_parts(own_redis.url) as built:
         yield built
-    finally:
-        await built.hub.stop()
-        await built.store.close()
 
 
 _made = 0

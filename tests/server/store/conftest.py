@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import AsyncIterator, Callable
 
@@ -28,8 +29,9 @@ def other_process(store: Store) -> RoomService:
     return RoomService(store, RoomCache(), Metrics())
 
 
-@pytest.fixture
-async def parts(redis_url: str) -> AsyncIterator[Parts]:
+@contextlib.asynccontextmanager
+async def running_parts(redis_url: str) -> AsyncIterator[Parts]:
+    """The app's parts on ``redis_url``, the hub started; stopped and closed after."""
     built = Parts.build(redis_url, app_settings(redis_url=redis_url), {"msgpack": MsgpackCodec()}, Metrics())
     await built.hub.start()
     try:
@@ -37,6 +39,12 @@ async def parts(redis_url: str) -> AsyncIterator[Parts]:
     finally:
         await built.hub.stop()
         await built.store.close()
+
+
+@pytest.fixture
+async def parts(redis_url: str) -> AsyncIterator[Parts]:
+    async with running_parts(redis_url) as built:
+        yield built
 
 
 @pytest.fixture
