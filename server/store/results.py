@@ -13,10 +13,11 @@ when the committing process dies before it is done, another process's sweeper ha
   result is unique per game), all keys in the ``{solo}`` slot. Custom boards are not ranked, nor
   is a game its first click won (nothing was played: the flood opened the whole board, 0 ms),
   nor a game played faster than a person can (:func:`humanly_possible`: a program's win);
-- a game that is on an all-time board or is its player's best is **kept**: its room's keys (state
-  and log: the replay and the fairness proof its row links to) lose their expiry; one on the
-  day's board only lives at least as long as that board (:meth:`~.store.Store.record_solo`).
-  Kept games are not let go again when a faster one pushes them off (see ``record_solo``).
+- a game that is on an all-time board is **kept**: its room's keys (state and log: the replay
+  and the fairness proof its row links to) lose their expiry; one on the day's board only lives
+  at least as long as that board (:meth:`~.store.Store.record_solo`); a best alone keeps nothing
+  (guests are free: every guest's first win is a best). Kept games are not let go again when a
+  faster one pushes them off (see ``record_solo``).
 
 A failure is logged and counted (``mineduel_settle_failures``), never raised: the game is
 committed either way, and :meth:`Results.finished` says whether to try again.

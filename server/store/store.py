@@ -286,26 +286,27 @@ class Store:
         """Put a won classic game on its leaderboards (idempotent: ``result`` is unique per
         game); True if it is the player's best.
 
-        ``room_id``: the game's room, kept as long as a board or the bests link to it. On the
-        all-time board or the player's best, its state and log lose their expiry (``PERSIST``:
-        its replay and fairness proof stay); only on the day's board, they live at least until
-        ``day_until_ms`` (the day's board is gone by then; a longer expiry stays). Right after
-        the script, not in it: the room's keys are in another slot. A failure here raises, and
-        the whole call is made again (the script answers the same for the same result).
+        ``room_id``: the game's room, kept as long as a board links to it. On the all-time
+        board, its state and log lose their expiry (``PERSIST``: its replay and fairness proof
+        stay); only on the day's board, they live at least until ``day_until_ms`` (the day's
+        board is gone by then; a longer expiry stays). Right after the script, not in it: the
+        room's keys are in another slot. A failure here raises, and the whole call is made again
+        (the script answers the same for the same result).
 
-        A game once kept stays kept when faster ones push it off the boards or it stops being
-        its player's best: letting it expire again would need the retention of finished rooms
-        here and a look at both the boards and the bests; what is kept grows only with the
-        records set (each board's top 500 and each player's successive bests, a few per player),
-        beside the bests hash that each player already keeps for good."""
+        A player's best alone keeps nothing: guests are free, so every guest's first win is a
+        best, and keeping those would let the store grow without bound (an outside probe: 12
+        guests, 12 rooms kept for good). A best's replay lives as long as any finished game.
+        A game once kept stays kept when faster ones push it off the board: letting it expire
+        again would need the retention of finished rooms here and a look at the boards; what
+        is kept grows only with the records set (entries into a board's top 500)."""
         found = await self._solo_result(
             keys=[solo_board_key(preset, mode, "all"), solo_board_key(preset, mode, day), solo_bests_key(player_id)],
             args=[result, time_ms, keep, day_ttl_s, f"{preset}:{mode}"])
         best, on_all, on_day = (int(x) for x in found)
-        if room_id is not None and (best or on_all or on_day):
+        if room_id is not None and (on_all or on_day):
             async with self.redis.pipeline(transaction=False) as pipe:
                 for key in (state_key(room_id), log_key(room_id)):
-                    if best or on_all:
+                    if on_all:
                         pipe.persist(key)
                     else:
                         pipe.pexpireat(key, day_until_ms, gt=True)  # GT: never shortened, never given to a kept key
