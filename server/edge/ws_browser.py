@@ -98,7 +98,7 @@ async def _heartbeat(conn: BrowserConn, hub: Any, html: HtmlCodec, room_id: str,
                 if look is not None or conn.claim_shown:  # the area: shown, counting down, or cleared once
                     frame += html.claim(look)
                 conn.claim_shown = look is not None
-                away = away_text(room, attendance, now, conn.viewer)
+                away = away_text(room, attendance, now)
                 if away != conn.away_shown:  # who has left: said once it holds (a reload is no leaving)
                     frame += html.away(away)  # rendered only when it changes: this runs every second
                     conn.away_shown = away

@@ -25,6 +25,8 @@ TERMINATION_TEXT = {"all_mines": N_("all mines found"), "resignation": N_("resig
                     "aborted": N_("no moves"), "abandoned": N_("opponent left")}
 LEFT_TEXT = N_("left the game")
 """How a game the player lost by leaving it ended (``abandoned`` names the opponent's leaving)."""
+LEFT_DRAWN_TEXT = N_("a player left")
+"""How a game called a draw after one player left ended: the list does not keep which one."""
 CATEGORY_TEXT = {"bullet": N_("Bullet"), "blitz": N_("Blitz"), "rapid": N_("Rapid"),
                  "correspondence": N_("Correspondence")}
 """English labels (marked for the catalogs), translated where a row or a page is made."""
@@ -80,7 +82,9 @@ def game_row(entry: dict[str, Any], now_ms: int) -> GameRow:
     result = entry.get("result")
     if status == "over":
         termination = (entry.get("outcome") or [""])[0]
-        how = LEFT_TEXT if termination == "abandoned" and result == LOST else TERMINATION_TEXT.get(termination, "")
+        how = TERMINATION_TEXT.get(termination, "")
+        if termination == "abandoned" and result != WON:
+            how = LEFT_TEXT if result == LOST else LEFT_DRAWN_TEXT
         how = _(how) if how else ""
         when = date_text(entry.get("ended_ms")) + (f" \u00b7 {how}" if how and result != ABORTED_RESULT else "")
         text = _(RESULT_TEXT[result]) if result in RESULT_TEXT else ""

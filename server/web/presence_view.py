@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import SPECTATOR
-
 from ..core.computer import people_away
 from ..core.decide import AWAY_GRACE_MS, LEAVE_GRACE_MS
 from ..core.room import Room, Status
@@ -17,16 +15,14 @@ from .view_model import display_name
 # ---------------------------------------------------------------------- who is here, aborting, claiming
 
 
-def away_text(room: Room, attendance: Attendance, now_ms: int, viewer: int = SPECTATOR) -> str:
-    """Who of the players has left a game being played: away for :data:`AWAY_GRACE_MS` at least
-    (a reload is no leaving). Not the opponent whom ``viewer``'s claim area already names
-    (:func:`claim_look`): that would say it twice."""
+def away_text(room: Room, attendance: Attendance, now_ms: int) -> str:
+    """Who of the players has left a game being played (the same for every viewer): away for
+    :data:`AWAY_GRACE_MS` at least (a reload is no leaving). The claim area beside it says only
+    what may be done about it, not who left again."""
     if room.status is not Status.PLAYING:
         return ""
-    named = 1 - viewer if claim_look(room, viewer, attendance, now_ms) is not None else None
-    gone = [display_name(p.name)
-            for seat, (p, since) in enumerate(zip(room.players, people_away(room, attendance.away_since), strict=False))
-            if p is not None and since is not None and now_ms - since >= AWAY_GRACE_MS and seat != named]
+    gone = [display_name(p.name) for p, since in zip(room.players, people_away(room, attendance.away_since), strict=False)
+            if p is not None and since is not None and now_ms - since >= AWAY_GRACE_MS]
     if not gone:
         return ""
     if len(gone) == 1:

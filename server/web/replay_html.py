@@ -22,7 +22,7 @@ from ..store.analyses import StoredAnalysis
 from .end_view import ReplayLook, clamp_step
 from .i18n import _
 from .odds_view import odds_look, overlay
-from .status_view import outcome_text
+from .status_view import leaver_of, outcome_text
 from .view_model import board_looks, move_text, player_names, seat_names
 
 
@@ -84,4 +84,4 @@ def step_line(room: Room, at: int, names: Sequence[str | None]) -> tuple[str, in
         shown = sum(1 for _, move in log[:at] if isinstance(move, (Explore, Mark)))
         return move_text(final.moves[shown - 1], names).text, shown
     # anything else ends the game: the last step, whose scores are the final ones
-    return (outcome_text(final.outcome, final.scores, names, SPECTATOR) if final.outcome else ""), None
+    return (outcome_text(final.outcome, final.scores, names, SPECTATOR, leaver_of(room)) if final.outcome else ""), None

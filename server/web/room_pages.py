@@ -134,7 +134,7 @@ async def room_page(request: Request) -> Response:
         areas=areas,
         spectators=codec.m.spectators(attendance.spectators),
         goto_field=codec.m.goto_field(),
-        away=codec.m.away(away_text(room, attendance, request.app.state.rooms.now_ms(), viewer)),
+        away=codec.m.away(away_text(room, attendance, request.app.state.rooms.now_ms())),
         sound_toggle=codec.m.sound_toggle(room.id, sound.sound_on(request)) if viewer != SPECTATOR else "",
         invite_url=invite,
         ruleset=room.ruleset,

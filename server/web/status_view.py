@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from engine import Outcome
 from engine.clock import DAY_MS, Clock
 from engine.events import ABANDONED, ABORTED, RESIGNATION, TIMEOUT
+from engine.moves import ClaimAbandoned
 
 from ..core.computer import level_of
 from ..core.room import Player, Room, Status
@@ -24,9 +25,11 @@ from .view_model import (
 # ---------------------------------------------------------------------- status and players
 
 
-def outcome_text(outcome: Outcome, scores: Sequence[int], names: Sequence[str | None], viewer: int) -> str:
+def outcome_text(outcome: Outcome, scores: Sequence[int], names: Sequence[str | None], viewer: int,
+                 leaver: int | None = None) -> str:
     """The result line, read from the reader's side: a player's own score comes first ("you
-    win, 12 : −64"); spectators read the seats in order."""
+    win, 12 : −64"); spectators read the seats in order. ``leaver``: the seat that left a game
+    claimed as abandoned (:func:`leaver_of`; a win's claim names it too, a draw's does not)."""
     a, b = (scores[viewer], scores[1 - viewer]) if viewer in (0, 1) else scores
     score = score_pair_text(a, b)
     winner = outcome.winner
@@ -40,12 +43,14 @@ def outcome_text(outcome: Outcome, scores: Sequence[int], names: Sequence[str | 
             _("%(name)s\u2019s time ran out") % {"name": seat_name(names, loser)}
     elif outcome.termination == ABORTED:
         return _("Game aborted \u2014 no result")
-    elif outcome.termination == ABANDONED and winner is not None:
-        leaver = 1 - winner  # the other claimed the win
-        text = _("Opponent left") if winner == viewer else _("You left") if leaver == viewer else \
-            _("%(name)s left") % {"name": seat_name(names, leaver)}
     elif outcome.termination == ABANDONED:
-        text = _("Opponent left") if viewer in (0, 1) else _("A player left")
+        if leaver is None and winner is not None:
+            leaver = 1 - winner  # the other claimed the win
+        if leaver is None:
+            text = _("Opponent left") if viewer in (0, 1) else _("A player left")
+        else:
+            text = _("You left") if leaver == viewer else _("Opponent left") if viewer in (0, 1) else \
+                _("%(name)s left") % {"name": seat_name(names, leaver)}
     else:
         text = _("All mines found")
     if winner is None:
@@ -53,6 +58,15 @@ def outcome_text(outcome: Outcome, scores: Sequence[int], names: Sequence[str | 
     if winner == viewer:
         return _("%(how)s \u2014 you win, %(score)s") % {"how": text, "score": score}
     return _("%(how)s \u2014 %(name)s wins, %(score)s") % {"how": text, "name": seat_name(names, winner), "score": score}
+
+
+def leaver_of(room: Room) -> int | None:
+    """The seat that left a game its opponent claimed (the claim is the game's last move, made
+    by the seat that stayed), else ``None``."""
+    log = getattr(room.game, "log", None)
+    if not log or not isinstance(log[-1][1], ClaimAbandoned):
+        return None
+    return 1 - log[-1][0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +91,7 @@ def status_look(room: Room, viewer: int) -> StatusLook:
         css = "over"
         if viewer in (0, 1) and winner is not None:
             css = "won" if winner == viewer else "lost"
-        return StatusLook(outcome_text(view.outcome, view.scores, names, viewer), css, None)
+        return StatusLook(outcome_text(view.outcome, view.scores, names, viewer, leaver_of(room)), css, None)
     to_move = view.to_move
     if to_move is None:
         return StatusLook("", "over", None)

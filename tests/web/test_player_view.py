@@ -80,6 +80,12 @@ def test_a_game_left_says_who_left_on_each_side() -> None:
     ben = game_row(for_player(summary_of(over), "gB"), T0)
     assert anna.result_text == "Won" and anna.when.endswith("opponent left")
     assert ben.result_text == "Lost" and ben.when.endswith("left the game")
+    drawn_game = room.game.copy()
+    drawn_game.apply(0, ClaimAbandoned(True))  # Ben left, Anna called it a draw
+    drawn = room.evolve(version=room.version + 1, game=drawn_game)
+    for player in ("gA", "gB"):
+        row = game_row(for_player(summary_of(drawn), player), T0)
+        assert row.result_text == "Drawn" and row.when.endswith("a player left")  # true for both of them
 
 
 def test_a_waiting_row_and_a_computer_opponent() -> None:

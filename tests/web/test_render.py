@@ -8,7 +8,17 @@ import re
 
 import pytest
 
-from engine import ABANDONED, SPECTATOR, Duel, Explore, Mark, MoveLine, Outcome, Resign
+from engine import (
+    ABANDONED,
+    SPECTATOR,
+    ClaimAbandoned,
+    Duel,
+    Explore,
+    Mark,
+    MoveLine,
+    Outcome,
+    Resign,
+)
 from engine.classic import Classic, ClassicSetup
 from engine.clock import Clock
 from engine.moves import Flag
@@ -20,7 +30,7 @@ from server.store.messages import Attendance
 from server.web.html_codec import HtmlCodec
 from server.web.html_frames import SNAPSHOT_MARK, keeping_step
 from server.web.presence_view import away_text, claim_look
-from server.web.status_view import clock_text, outcome_text
+from server.web.status_view import clock_text, leaver_of, outcome_text
 from server.web.view_model import cell_look, move_text, points_text, score_text
 
 ANNA, BEN = Player("ga", "Anna"), Player("gb", "Ben")
@@ -73,6 +83,18 @@ def test_a_game_left_reads_from_each_side() -> None:
     assert outcome_text(left, (3, 1), names, 1) == "You left \u2014 Anna wins, 1\u00a0:\u00a03"
     assert outcome_text(left, (3, 1), names, SPECTATOR) == "Ben left \u2014 Anna wins, 3\u00a0:\u00a01"
     assert outcome_text(Outcome(ABANDONED, None), (3, 1), names, SPECTATOR).startswith("A player left \u2014 a draw")
+    drawn = Outcome(ABANDONED, None)  # Anna claimed a draw: Ben left (the claim's seat says so)
+    assert outcome_text(drawn, (3, 1), names, 1, leaver=1).startswith("You left \u2014 a draw")
+    assert outcome_text(drawn, (3, 1), names, 0, leaver=1).startswith("Opponent left \u2014 a draw")
+    assert outcome_text(drawn, (3, 1), names, SPECTATOR, leaver=1).startswith("Ben left \u2014 a draw")
+
+
+def test_the_seat_that_left_is_read_from_the_claim() -> None:
+    room, _ = after(new_room(), 0, Explore(safe_far_cell(new_room().game)))
+    assert leaver_of(room) is None
+    game = room.game.copy()
+    game.apply(0, ClaimAbandoned(True))  # Anna (seat 0) claims a draw: Ben left
+    assert leaver_of(room.evolve(version=room.version + 1, game=game)) == 1
 
 
 def test_move_lines_as_rules_md_writes_them() -> None:
@@ -224,9 +246,9 @@ def test_presence_heartbeat_and_clocks(codec: HtmlCodec) -> None:
     assert "has left" not in away_text(new_room(), gone, 1_000 + AWAY_GRACE_MS - 1)  # a reload is no leaving
     assert f"{BEN.name} has left the game." in codec.away(away_text(new_room(), gone, 1_000 + AWAY_GRACE_MS))
     later = 1_000 + AWAY_GRACE_MS
-    assert claim_look(new_room(), 0, gone, later) is not None
-    assert away_text(new_room(), gone, later, 0) == ""  # Anna's claim area names him already
-    assert f"{BEN.name} has left the game." == away_text(new_room(), gone, later, 1) == away_text(new_room(), gone, later, SPECTATOR)
+    look = claim_look(new_room(), 0, gone, later)
+    assert look is not None and "has left" not in codec.claim(look)  # who left is the away note's to say, once
+    assert f"If {BEN.name} does not come back, you can claim the game in" in codec.claim(look)
     assert codec.heartbeat().startswith('<div id="hb"')
     clocked = new_room(clock=Clock.new(300_000, 2_000).start(0, now_ms=1_000))
     beat = codec.heartbeat(clocked, now_ms=61_000)
