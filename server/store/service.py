@@ -316,7 +316,14 @@ class RoomService:
         being played, then as an aborted one)."""
         fresh_id = new_room_id()
         clock = room.clock.fresh() if room.clock else None
-        fresh = await self.create(new_game(room), rematch_players(room), clock, room_id=fresh_id, rated=room.rated,
+        try:
+            game = new_game(room)  # (the edges' factory may refuse: the address's budget of new games)
+        except Exception:
+            linked = (await self.load(room.id)).rematch
+            if linked is not None:  # another accept linked one meanwhile: once linked, that room
+                return await self.latest(linked)
+            raise
+        fresh = await self.create(game, rematch_players(room), clock, room_id=fresh_id, rated=room.rated,
                                   recorded=False, listed=room.listed)
         try:
             linked = await self.act(room.id, player, LinkRematch(fresh_id), known=room.version)

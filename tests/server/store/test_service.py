@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from engine import Classic, Explore, Flag, Resign, Reveal
+from engine import Classic, Explore, Flag, Game, Resign, Reveal
 from engine.clock import Clock
 from server.app import Parts
 from server.core.commands import DeclineRematch, Join, Play, Refused, Tick
 from server.core.computer import computer
 from server.core.due import answer_due
-from server.core.room import Player, Status
+from server.core.room import Player, Room, Status
 from server.edge import new_game
 from server.metrics import Metrics
 from server.store.cache import RoomCache
@@ -176,6 +176,26 @@ async def test_a_rematch_accepted_twice_at_once_leaves_one_game(parts: Parts, mo
         assert [g["id"] for g in await rooms.games.ongoing(player.id)] == [won]
     listed = await parts.store.listed_rooms(10_000)
     assert won in listed and lost not in listed  # the lobby's live games: a rematch however accepted
+
+
+async def test_an_accept_refused_its_game_answers_with_the_rematch_another_made(parts: Parts) -> None:
+    """Two accepts at once at the edge of the address's budget: the one whose game is refused
+    (the edge's factory raises) while the other links the rematch answers with that rematch,
+    as any accept once linked does; with none linked, the refusal stands."""
+    rooms = parts.rooms
+    room, anna, ben = await ended_with_an_offer(rooms)
+
+    def over_budget(_: Room) -> Game:
+        raise RuntimeError("no new games left")
+
+    with pytest.raises(RuntimeError):
+        await rooms.rematch(room.id, anna, over_budget)
+    assert (await rooms.load(room.id)).rematch is None  # nothing made, the offer standing
+
+    stale = await rooms.load(room.id)  # as an accept read it, before the other accept linked its room
+    other = await rooms.rematch(room.id, anna, new_game.rematch_of)
+    answer = await rooms._start_rematch(stale, anna, over_budget)  # its game refused only now
+    assert answer.id == other.id == (await rooms.load(room.id)).rematch
 
 
 async def test_a_sweeper_acting_on_an_older_version_never_drops_a_newer_due_time(parts: Parts) -> None:
