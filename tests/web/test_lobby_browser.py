@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 from tests.conftest import LiveServer
 
 from .conftest import Person
+from .layout import page_overflow
 
 pytestmark = pytest.mark.browser
 
@@ -99,3 +100,20 @@ def test_a_newcomer_plays_the_computer_with_one_click(browser, lobby_server: Liv
         expect(newcomer.page.locator(".me")).to_contain_text("Guest-")
     finally:
         newcomer.close()
+
+
+def test_a_name_of_32_letters_never_widens_the_lobby_on_a_phone(browser, lobby_server: LiveServer) -> None:
+    """A name as long as names go and without a space wraps in its row (at 320 px it widened
+    the home page by 240 px: the row's name column would not shrink below it)."""
+    base = lobby_server.url
+    anna = Person.open(browser, base, "W" * 25)  # (unique() adds "-" and a suffix: 31 or 32 characters)
+    phone = Person.open(browser, base, None, viewport={"width": 320, "height": 700})
+    try:
+        assert len(anna.name or "") >= 30 and " " not in (anna.name or "")
+        room_id = anna.create_game(seed=13)
+        phone.page.goto(base + "/")
+        expect(phone.page.locator(f"#challenge-{room_id}")).to_contain_text(anna.name or "")
+        assert page_overflow(phone) <= 0
+    finally:
+        anna.close()
+        phone.close()
