@@ -1,6 +1,12 @@
 """Quick pairing over the API (``POST /api/v1/pairing``, docs/PROTOCOL.md): a seek that is
 one open request, answered once paired, after ``wait_s`` (nobody came), or with a game against
-the computer after ``computer_after_s``; closing the request ends the seek."""
+the computer after ``computer_after_s``; closing the request ends the seek.
+
+A pair is taken (:meth:`~server.store.matchmaker.Pairing.told`) only once its answer was
+written and the client kept the request open a moment after (:class:`PairedAnswer`); otherwise
+(the client left as the pair formed: the seek cancelled at any point, the answer written to
+nobody, or to a client that closed as it arrived) it waits for the player's next seek, which
+answers with it (``"earlier"`` when of another pool)."""
 
 from __future__ import annotations
 
@@ -11,9 +17,10 @@ from typing import Any, TypeVar
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from ..core.pools import Pool, PoolError, pool_of
-from ..store.matchmaker import AlreadySeeking, Paired, Unpaired
+from ..store.matchmaker import AlreadySeeking, Paired, Pairing, Unpaired
 from ..tasks import stop_tasks
 from . import new_game
 from .json_edge import ApiError, handles, player_of, read_body
@@ -22,6 +29,9 @@ from .limits import guard_of
 DEFAULT_WAIT_S = 30
 MAX_WAIT_S = 60
 MIN_COMPUTER_AFTER_S = 5
+SETTLE_S = 0.2
+"""How long a paired answer's request stays open after its body is written, for the server to
+see a client that closes as the answer arrives (and so may not have read it)."""
 
 
 @handles
@@ -41,7 +51,7 @@ async def pair(request: Request) -> Response:
     except AlreadySeeking as exc:
         raise ApiError(409, exc.code, "you are seeking already (one seek at a time, on any server)") from None
     if isinstance(paired, Paired):
-        return JSONResponse(paired_answer(paired, pool))
+        return PairedAnswer(paired, pool, state.pairing)
     if paired is Unpaired.TIMED_OUT and computer_after_s is not None:
         room, seat = await new_game.computer_game(state.rooms, pool, me)
         return JSONResponse({"game": room.id, "seat": seat, "computer": True})
@@ -57,6 +67,43 @@ def paired_answer(paired: Paired, asked: Pool) -> dict[str, object]:
     if paired.pool != asked:
         answer["earlier"] = True
     return answer
+
+
+class PairedAnswer(JSONResponse):
+    """``200 {"game", "seat"}`` for a seek that ended in a pair, taken only when the answer
+    reached a client still there. The body is written (``more_body``: its length is told, so
+    the client has the whole answer at once); the request then stays open ``settle_s``: a
+    client that closes meanwhile (it left before, and uvicorn dropped the answer without an
+    error; or it gave up as the answer arrived, unread) leaves the pair for its next seek,
+    else the pair is taken; then the response ends. The server cannot see a client read, so
+    a doubt leaves the pair: a one-shot client that reads and closes at once (``curl``) is
+    handed the same game by its next seek within the pair's lifetime. A next request on the
+    same connection waits out the settle."""
+
+    def __init__(self, paired: Paired, asked: Pool, pairing: Pairing, settle_s: float = SETTLE_S) -> None:
+        super().__init__(paired_answer(paired, asked))
+        self.paired = paired
+        self.pairing = pairing
+        self.settle_s = settle_s
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        await send({"type": "http.response.body", "body": self.body, "more_body": True})
+        if not await client_left(receive, self.settle_s):
+            await self.pairing.told(self.paired)
+        await send({"type": "http.response.body", "body": b""})
+
+
+async def client_left(receive: Receive, within_s: float) -> bool:
+    """Whether the client closes the request (or had) within ``within_s``: the body read and
+    the response not ended, ``receive`` answers only ``http.disconnect``, at once if the server
+    knows it already."""
+    try:
+        async with asyncio.timeout(within_s):
+            await _disconnect(receive)
+    except TimeoutError:
+        return False
+    return True
 
 
 def _seek_of(body: dict[str, Any]) -> tuple[Pool, int, int | None]:
@@ -103,7 +150,11 @@ async def _unless_disconnected(request: Request, work: Awaitable[T]) -> T | obje
 
 
 async def _client_gone(request: Request) -> None:
-    while (await request.receive())["type"] != "http.disconnect":
+    await _disconnect(request.receive)
+
+
+async def _disconnect(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
         await asyncio.sleep(0.1)  # a stray body message (none is due after the body): never a busy loop
 
 

@@ -15,7 +15,9 @@ as the API's seeks do.
 Frames down are HTML elements swapped by id: ``#pair-status`` and ``#pair-actions``. Once
 paired, ``#pair-status`` carries an element that GETs ``/pair/landing?game=<id>`` on load,
 answered with ``HX-Redirect: /g/<id>``: the page becomes the game's page, for both players at
-once. Then the socket closes with 1000 (htmx does not reopen it).
+once. Then the socket closes with 1000 (htmx does not reopen it). The pair is taken (told) as
+that frame goes to a page still there; a socket that closed as the pair formed leaves it for
+the player's next seek (the reopened socket's, or any other).
 
 Guards as on every websocket (:func:`~server.edge.admission.admitted`: foreign ``Origin`` 403,
 too many sockets 429; frames within size and budget); identity from the guest cookie. A seek
@@ -112,6 +114,8 @@ async def _seek_while_open(websocket: WebSocket, conn: Outbox, me: Player, pool:
         if seek.done():
             result = seek.result()
             action = None
+            if isinstance(result, Paired) and _went_away(asked):  # the socket closed as the pair formed:
+                return  # untold, the pair waits for the page's next seek (htmx reopens a lost socket)
         else:
             action = asked.result()
             if action is None:  # the page went away: the seek's cancel removes it from its pool
@@ -126,8 +130,9 @@ async def _answer(websocket: WebSocket, conn: Outbox, me: Player, pool: Pool, re
                   action: str | None) -> None:
     """Tell the page how the seek ended, and close normally."""
     web = web_of(websocket)
-    if isinstance(result, Paired):
-        conn.send(_render(web, "landing", game=result.room_id, opponent=result.opponent.name))
+    if isinstance(result, Paired):  # taken once the landing is on its way to a page still there
+        if conn.send(_render(web, "landing", game=result.room_id, opponent=result.opponent.name)):
+            await websocket.app.state.pairing.told(result)
     elif action == "computer":
         room, _seat = await new_game.computer_game(websocket.app.state.rooms, pool, me)
         conn.send(_render(web, "landing", game=room.id, opponent=_("the computer")))
@@ -165,6 +170,11 @@ async def _end(pairing: Pairing, me: Player, seek: asyncio.Task[Paired | Unpaire
             return seek.result()
     seek.cancel()
     return Unpaired.CANCELLED
+
+
+def _went_away(asked: asyncio.Task[str | None]) -> bool:
+    """The page's reader has ended without an action: the socket is gone."""
+    return asked.done() and (asked.cancelled() or asked.exception() is not None or asked.result() is None)
 
 
 async def _action(websocket: WebSocket, conn: Outbox, offered: asyncio.Event) -> str | None:

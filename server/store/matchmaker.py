@@ -11,7 +11,15 @@ process's match pass (every ``tick_s`` every process matches every pool that has
 windows widen with waiting; the scripts are atomic, so running everywhere is safe). That
 process opens the room (``make_game``, under the room id the pair carries) and then announces
 the pair on the pairing channel; every process listens there on a pub/sub link of its own and
-wakes its waiters of that pair at once. Each waiter marks its pair taken before it answers.
+wakes its waiters of that pair at once.
+
+**Told, not just answered.** ``seek`` never takes its pair: it returns :class:`Paired` with the
+pair still waiting in Redis, and the edge calls :meth:`Pairing.told` only once its answer went
+to a client that was still there. A seek cancelled at any await (its request closed, its socket
+went away), or answered to a client that had gone, thus leaves the pair for the player's next
+seek (handed over within the pair's lifetime, of any pool), and a told pair is never handed
+again. Taking it before answering lost it whenever the answer did not arrive: the client left
+as the pair formed, and a cancel landed after the take or the answer went to nobody.
 
 Each tick also pushes on the liveness of this process's seeks and asks which were paired or
 are gone: that is how a waiter learns its pair when the announcement was lost (the link
@@ -32,7 +40,7 @@ import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -60,12 +68,14 @@ LINK_TIMEOUT_S = 5.0
 
 @dataclass(frozen=True, slots=True)
 class Paired:
-    """A seek's happy end: the game to play and the seat in it."""
+    """A seek's happy end: the game to play and the seat in it. Its pair waits for the player
+    until :meth:`Pairing.told` (``pair``: which one)."""
 
     room_id: str
     seat: int
     opponent: Player
     pool: Pool
+    pair: Pair | None = field(default=None, compare=False, repr=False)
 
 
 class Unpaired(StrEnum):
@@ -154,8 +164,10 @@ class Pairing:
         ``wait_s``, or :attr:`Unpaired.CANCELLED` when :meth:`cancel` ended it (or the service
         closed). Raises :class:`AlreadySeeking` if the player seeks already.
         Cancelling the call ends the seek (its cleanup runs in the background); a pair formed a
-        moment before stands and is handed to the player's next seek. ``rating``: default the
-        player's rating in the pool's category (``rating_of``); casual pools ignore it.
+        moment before stands and is handed to the player's next seek. So does a pair answered
+        with :class:`Paired`: the caller calls :meth:`told` once the player got the answer.
+        ``rating``: default the player's rating in the pool's category (``rating_of``); casual
+        pools ignore it.
         """
         if rating is None:
             rating = await self.rating_of(player.id, pool.category) if pool.category else 0.0
@@ -170,7 +182,7 @@ class Pairing:
             if reply.pair is not None:  # formed by this call, or handed from an earlier seek
                 if reply.answer is Answer.FORMED:
                     self.stats["pairing_formed"] += 1
-                    await self._open(reply.pair, told=ticket)
+                    await self._open(reply.pair)
                 else:
                     await self._room_ready(reply.pair)
                 return _paired(reply.pair, player)
@@ -181,6 +193,20 @@ class Pairing:
             raise
         finally:
             self._waiters.pop(ticket.seek, None)
+
+    async def told(self, paired: Paired) -> bool:
+        """The player got ``paired`` (its answer went to a client still there): take its pair, so
+        the player's next seek starts afresh. Never raises: a pair this could not take (Redis
+        away) is handed to the player's next seeks within its lifetime (the same game). True if
+        taken now."""
+        if paired.pair is None:
+            return False
+        try:
+            return await self.store.take(paired.pair, paired.pair.players[paired.seat].id)
+        except Exception as exc:
+            if not redis_down(self.metrics, "pairing_told", exc, room=paired.room_id):
+                log.exception("pairing: taking the pair of room %s failed", paired.room_id)
+            return False
 
     async def cancel(self, player_id: str) -> bool:
         """End the player's waiting seek, wherever it waits (its ``seek`` returns
@@ -211,7 +237,7 @@ class Pairing:
             woken, timed_out = CLOSING, True
         if isinstance(woken, _Closing):  # timed out or closing: end it, unless it was paired meanwhile
             self.stats["pairing_timeouts"] += timed_out
-            reply = await self.store.end(ticket, take=True)
+            reply = await self.store.end(ticket, take=False)
             if reply.pair is None:
                 return Unpaired.TIMED_OUT if timed_out else Unpaired.CANCELLED
             await self._room_ready(reply.pair)
@@ -221,8 +247,7 @@ class Pairing:
         pair, ready = woken
         if not ready:
             await self._room_ready(pair)
-        await self.store.end(ticket, take=True)  # told before answering: a next seek starts afresh
-        return _paired(pair, ticket.player)
+        return _paired(pair, ticket.player)  # untaken until the edge says the player was told
 
     async def _abandon(self, ticket: Ticket) -> None:
         """A cancelled seek: gone from the pool; a pair it had formed gets its room all the same."""
@@ -238,14 +263,14 @@ class Pairing:
             if left_ms <= 0:
                 self.stats["pairing_recovered"] += 1
                 event(log, "pairing_recovered", room=pair.room, pool=pair.pool.id)
-                await self._open(pair, told=None)
+                await self._open(pair)
                 return
             await asyncio.sleep(min(0.02, left_ms / 1000))
 
-    async def _open(self, pair: Pair, told: Ticket | None) -> None:
+    async def _open(self, pair: Pair) -> None:
         """Open the pair's room, then tell every process (and the local waiters at once)."""
         await self.make_game(pair.pool, pair.players, pair.room)
-        await self.store.announce(pair, told)
+        await self.store.announce(pair)
         self._wake_pair(pair)
 
     # ------------------------------------------------------------------ waking waiters
@@ -347,7 +372,7 @@ class Pairing:
 
     async def _open_logged(self, pair: Pair) -> None:
         try:
-            await self._open(pair, told=None)
+            await self._open(pair)
         except Exception as exc:  # its waiters open it after the grace
             if not redis_down(self.metrics, "pairing_open", exc, room=pair.room):
                 log.exception("pairing: opening room %s failed", pair.room)
@@ -373,4 +398,4 @@ def _wake(waiter: _Waiter, woken: Woken) -> None:
 def _paired(pair: Pair, player: Player) -> Paired:
     seat = pair.seat_of(player.id)
     assert seat is not None, "a pair handed to a player not in it"
-    return Paired(pair.room, seat, pair.players[1 - seat], pair.pool)
+    return Paired(pair.room, seat, pair.players[1 - seat], pair.pool, pair)

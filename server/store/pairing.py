@@ -15,9 +15,11 @@ process can open its room later under that id. Its lifecycle, all in the ``{pair
 - **paired**: :meth:`PairingStore.seek` (the new seek against the pool: one call) or
   :meth:`PairingStore.match` (a pool's waiting seeks against each other, as windows widen) took
   it and its partner out of the pool and wrote their :class:`Pair` under both seeks. The pair
-  stays until its seeker is told (:meth:`PairingStore.end` with ``take``) or, untold, until
-  ``paired_ttl_ms`` pass: meanwhile the player's next seek is handed that pair instead of a new
-  one (a seeker whose process died right after the pair formed still finds the game).
+  stays until its seeker is told (:meth:`PairingStore.take`, once the answer reached a client
+  still there) or, untold, until ``paired_ttl_ms`` pass: meanwhile each next seek of the player
+  is handed that pair instead of a new one, until one is told (a seeker whose request closed,
+  or whose process died, as the pair formed still finds the game). Handing it over does not
+  take it: an answer that never reached its client leaves it for the seek after.
 - **ended**: cancelled, timed out or told; nothing of it remains.
 
 Who pairs with whom (:class:`~server.core.pools.Window`, the same arithmetic in Lua): never the
@@ -134,7 +136,8 @@ class Answer(StrEnum):
     FORMED = "formed"
     """This call paired it: the caller opens the room and announces the pair."""
     HANDED = "handed"
-    """The player's earlier seek was paired and never taken: here is that pair."""
+    """The player's earlier seek was paired and its seeker never told: here is that pair (still
+    untaken: it is handed again until :meth:`PairingStore.take`)."""
     ALREADY_SEEKING = "already_seeking"
     """The player has a live waiting seek; nothing changed."""
     PAIRED = "paired"
@@ -208,11 +211,22 @@ class PairingStore:
 
     async def end(self, ticket: Ticket, take: bool, tell: bool = False) -> Reply:
         """End a seek: ``CANCELLED`` if it was waiting (it is gone now), ``PAIRED`` with its pair
-        (taken: marked told, if ``take``; else left for the player's next seek), or ``GONE``.
+        (taken: marked told, if ``take``; else left for the player's next seek: see
+        :meth:`take`), or ``GONE``.
         ``tell`` publishes the end, so its waiter in any process stops at once."""
         raw = await _kept(self._end(keys=[*self._keys, pool_key(ticket.pool.id, self.tag)],
                                     args=[ticket.seek, ticket.player.id, "1" if take else "0", "1" if tell else "0"]))
         return _reply(raw)
+
+    async def take(self, pair: Pair, player_id: str) -> bool:
+        """``player_id``'s seeker was told of ``pair`` (the answer reached a client still there):
+        the pair is consumed, so the player's next seek starts afresh. False if it was gone
+        already (taken, or expired)."""
+        seat = pair.seat_of(player_id)
+        assert seat is not None, "a pair taken by a player not in it"
+        raw = await _kept(self._end(keys=[*self._keys, pool_key(pair.pool.id, self.tag)],
+                                    args=[pair.seeks[seat], player_id, "1", "0"]))
+        return _reply(raw).answer is Answer.PAIRED
 
     async def refresh(self, seeks: Sequence[str], now_ms: int) -> list[Pair | bool]:
         """Keep ``seeks`` alive: per seek its :class:`Pair` if paired, True if still waiting,

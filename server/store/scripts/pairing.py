@@ -5,7 +5,7 @@ one ``KEYS`` layout (all in the ``{pairing}`` slot): the liveness ZSET, the wait
 seekers (player → seek), the pairs not yet taken, the pairing channel, and the pool's ZSET when
 the script touches a pool. :data:`PAIRING_SEEK` enters a seek or pairs it at once with the best
 live partner; :data:`PAIRING_MATCH` pairs what waits in one pool now that windows have widened;
-:data:`PAIRING_END` ends a seek (timeout, cancel, or the pair delivered); :data:`PAIRING_REFRESH`
+:data:`PAIRING_END` ends a seek (timeout, cancel, or its pair taken once delivered); :data:`PAIRING_REFRESH`
 keeps a process's seeks alive and says which were paired or are gone; :data:`PAIRING_SWEEP`
 forgets the seeks nobody kept alive; :data:`PAIRING_ANNOUNCE` publishes a pair whose room is open.
 """
@@ -120,15 +120,14 @@ end
 PAIRING_SEEK = _PAIRING_BASE + _PAIRING_DROP + _PAIRING_SEARCH + """
 -- ARGV: [8] the seek (JSON: seek, player, name, pool, rating, joined, room, seat), [9] its
 -- score in the pool, [10] alive until (ms).
--- The player's earlier seek: paired -> its pair is handed over; alive -> refused; dead -> forgotten.
+-- The player's earlier seek: paired -> its pair is handed over (not taken: it stays until its
+-- seeker is told, PAIRING_END with take, so an answer that never arrived loses nothing); alive ->
+-- refused; dead -> forgotten.
 local me = cjson.decode(ARGV[8])
 local old = redis.call('HGET', KEYS[3], me.player)
 if old then
   local taken = redis.call('HGET', KEYS[4], old)
-  if taken then
-    consume(old, me.player)
-    return {'handed', taken}
-  end
+  if taken then return {'handed', taken} end
   if redis.call('HEXISTS', KEYS[2], old) == 1 and alive(old) then return {'already_seeking'} end
   redis.call('HDEL', KEYS[2], old)
   redis.call('ZREM', KEYS[1], old)

@@ -172,3 +172,16 @@ def test_a_pair_of_an_earlier_seek_says_so() -> None:
     paired = Paired("r1", 1, Player("gA", "Anna"), casual)
     assert paired_answer(paired, casual) == {"game": "r1", "seat": 1}
     assert paired_answer(paired, rated) == {"game": "r1", "seat": 1, "earlier": True}
+
+
+async def test_an_answer_that_arrived_is_taken_so_the_next_seek_starts_afresh(api: Api, pools: PairingStore) -> None:
+    """Each side's answer is written, its client stays, and the pair is taken: a next seek of
+    either is a seek of its own (no game handed over), never the same game twice."""
+    anna, ben = await two(api)
+    clock = {"initial": 600, "increment": 5}
+    first = asyncio.create_task(api.pair(anna.token, clock=clock, wait_s=20))
+    await waiting(pools, "live-10+5/brettspielnetz/casual")
+    second = await api.pair(ben.token, clock=clock, wait_s=20)
+    assert (await asyncio.wait_for(first, 10))["game"] == second["game"]
+    assert await api.pair(anna.token, clock=BLITZ, wait_s=1) is None
+    assert await api.pair(ben.token, clock=clock, wait_s=1) is None

@@ -132,6 +132,8 @@ CALL_SITES: dict[str, tuple[str, CallSite, list[str]]] = {
                            [*PAIRING_KEYS, "pool:{pairing}:live-3+2/coan/rated"]),
     "PairingStore.end": ("PAIRING_END", lambda s: s.pairing.end(SEEK, take=True),
                          [*PAIRING_KEYS, "pool:{pairing}:live-3+2/coan/rated"]),
+    "PairingStore.take": ("PAIRING_END", lambda s: s.pairing.take(PAIR, ANNA),
+                          [*PAIRING_KEYS, "pool:{pairing}:live-3+2/coan/rated"]),
     "PairingStore.refresh": ("PAIRING_REFRESH", lambda s: s.pairing.refresh(["sSample"], 1_700_000_000_000),
                              PAIRING_KEYS),
     "PairingStore.sweep": ("PAIRING_SWEEP", lambda s: s.pairing.sweep(1_700_000_000_000), PAIRING_KEYS),

@@ -15,6 +15,7 @@ import redis.asyncio as aioredis
 
 from server.core.pools import POOLS, Pool, Window
 from server.core.room import Player
+from server.edge.api_pairing import paired_answer
 from server.metrics import Metrics
 from server.store.keys import (
     paired_key,
@@ -25,7 +26,7 @@ from server.store.keys import (
     state_key,
 )
 from server.store.matchmaker import AlreadySeeking, Paired, Pairing, Unpaired
-from server.store.pairing import PairingStore
+from server.store.pairing import Pair, PairingStore, Reply, Ticket
 from server.store.pubsub import open_pubsub
 from tests.server.store.conftest import PubSubOver
 
@@ -82,11 +83,11 @@ async def processes(redis_url: str) -> AsyncIterator[Start]:
     async def rating_of(player_id: str, category: str) -> float:
         return ratings.get(player_id, 1500.0)
 
-    async def start(deaf: bool = False, failures: int = 0) -> Process:
+    async def start(deaf: bool = False, failures: int = 0, store: type[PairingStore] = PairingStore) -> Process:
         redis = aioredis.Redis.from_url(redis_url)
         games = Games(redis, failures)
         link = open_pubsub(redis_url)
-        pairing = Pairing(PairingStore(redis, tag=tag, window=Window(100, 25, 20_000)), Deaf(link) if deaf else link,
+        pairing = Pairing(store(redis, tag=tag, window=Window(100, 25, 20_000)), Deaf(link) if deaf else link,
                           games, rating_of, Metrics(), tick_s=0.1, grace_ms=GRACE_MS)
         await pairing.start()
         process = Process(pairing, games, redis)
@@ -103,6 +104,47 @@ async def processes(redis_url: str) -> AsyncIterator[Start]:
                        paired_key(tag), *[state_key(room) for room in rooms])
     for process in started:
         await process.redis.aclose()
+
+
+class _Held(PairingStore):
+    """A store whose first call of one kind is held at a gate after Redis ran it, as if its
+    reply were still on the way: the test cancels the seek there, then opens the gate."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.held = asyncio.Event()
+        self.gate = asyncio.Event()
+
+    async def _hold(self) -> None:
+        if not self.held.is_set():
+            self.held.set()
+            await self.gate.wait()
+
+
+class HeldAfterTake(_Held):
+    """Holds the first ``end`` that takes a pair (the old waiter's "told before answering")."""
+
+    async def end(self, ticket: Ticket, take: bool, tell: bool = False) -> Reply:
+        reply = await super().end(ticket, take, tell)
+        if take and reply.pair is not None:
+            await self._hold()
+        return reply
+
+
+class HeldAfterAnnounce(_Held):
+    """Holds the first ``announce`` (the pair's room is open and the pair published)."""
+
+    async def announce(self, pair: Pair, told: Ticket | None = None) -> None:
+        await super().announce(pair, told)
+        await self._hold()
+
+
+async def until(done: Callable[[], bool]) -> None:
+    for _ in range(500):  # at most 5 s
+        if done():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("never came to pass")
 
 
 def guest(name: str) -> Player:
@@ -212,7 +254,9 @@ async def test_a_pair_whose_opener_failed_is_opened_by_its_waiter(processes: Sta
     assert [room for room, _pool, _players in x.games.opened] == [first.room_id]
     handed = await y.pairing.seek(ben, RATED, 5)  # another pool even: the pair is handed over first
     assert handed == Paired(first.room_id, 1 - first.seat, anna, CASUAL)
-    assert await y.pairing.seek(ben, CASUAL, 0.2) is TIMED_OUT  # and only once
+    assert await y.pairing.seek(ben, RATED, 5) == handed  # until he is told of it
+    assert await y.pairing.told(handed) is True
+    assert await y.pairing.seek(ben, CASUAL, 0.2) is TIMED_OUT  # and then never again
 
 
 async def test_closing_the_service_ends_its_seeks(processes: Start) -> None:
@@ -222,3 +266,71 @@ async def test_closing_the_service_ends_its_seeks(processes: Start) -> None:
     await x.pairing.close()
     assert await asyncio.wait_for(waiting, 1) is CANCELLED
     assert (await x.pairing.store.census())[CASUAL.id] == 0
+
+
+# ---------------------------------------------------------------------- a pair formed as its seeker left
+
+
+async def test_a_seek_cancelled_as_its_pair_is_taken_leaves_the_pair_for_the_next_seek(processes: Start) -> None:
+    """The outside probe's race: Anna's request closes the instant Ben pairs her. Her seek is
+    cancelled after her waiter learnt the pair (where it used to take it before answering), so
+    nobody answers her: her next seek, of another pool, is that game ("earlier"), once."""
+    x, y = await processes(store=HeldAfterTake), await processes()
+    store = x.pairing.store
+    assert isinstance(store, HeldAfterTake)
+    anna, ben = guest("Anna"), guest("Ben")
+    waiting = asyncio.create_task(x.pairing.seek(anna, CASUAL, 5))
+    await until_waiting(x, CASUAL)
+    bens = await y.pairing.seek(ben, CASUAL, 5)
+    assert isinstance(bens, Paired)
+    await until(lambda: store.held.is_set() or waiting.done())
+    waiting.cancel()  # her request closed: whatever the seek had, it answers nobody
+    await asyncio.gather(waiting, return_exceptions=True)
+    store.gate.set()
+    handed = await x.pairing.seek(anna, RATED, 1)
+    assert handed == Paired(bens.room_id, 1 - bens.seat, ben, CASUAL)
+    assert paired_answer(handed, RATED) == {"game": bens.room_id, "seat": 1 - bens.seat, "earlier": True}
+    assert await x.pairing.told(handed) is True
+    assert await x.pairing.seek(anna, RATED, 0.2) is TIMED_OUT  # told: never handed twice
+
+
+async def test_a_seek_cancelled_after_its_own_call_formed_and_announced_the_pair(processes: Start) -> None:
+    """Ben's own seek forms the pair, opens the room and announces it (where it used to take
+    his side), then his request closes: Anna is told at once, Ben's next seek is the game."""
+    x, y = await processes(), await processes(store=HeldAfterAnnounce)
+    store = y.pairing.store
+    assert isinstance(store, HeldAfterAnnounce)
+    anna, ben = guest("Anna"), guest("Ben")
+    waiting = asyncio.create_task(x.pairing.seek(anna, CASUAL, 5))
+    await until_waiting(x, CASUAL)
+    seeking = asyncio.create_task(y.pairing.seek(ben, CASUAL, 5))
+    await until(store.held.is_set)
+    seeking.cancel()
+    await asyncio.gather(seeking, return_exceptions=True)
+    store.gate.set()
+    annas = await asyncio.wait_for(waiting, 2)
+    assert isinstance(annas, Paired) and await x.pairing.told(annas) is True
+    handed = await y.pairing.seek(ben, RATED, 1)
+    assert handed == Paired(annas.room_id, 1 - annas.seat, anna, CASUAL)
+    assert len(y.games.opened) == 1 and x.games.opened == []  # one room, opened once
+    assert await y.pairing.told(handed) is True
+    assert await y.pairing.seek(ben, RATED, 0.2) is TIMED_OUT
+
+
+async def test_a_pair_answered_to_a_client_that_left_waits_for_the_next_seek(processes: Start) -> None:
+    """``seek`` answered, but the answer reached nobody (the edge never calls ``told``): the same
+    pool's next seek is that game (no "earlier"), until one answer is told; each side apart."""
+    x, y = await processes(), await processes()
+    anna, ben = guest("Anna"), guest("Ben")
+    waiting = asyncio.create_task(x.pairing.seek(anna, CASUAL, 5))
+    await until_waiting(x, CASUAL)
+    bens = await y.pairing.seek(ben, CASUAL, 5)
+    first = await asyncio.wait_for(waiting, 2)
+    assert isinstance(first, Paired) and isinstance(bens, Paired)
+    again = await x.pairing.seek(anna, CASUAL, 1)
+    assert again == first and paired_answer(again, CASUAL) == {"game": first.room_id, "seat": first.seat}
+    assert await y.pairing.told(bens) is True
+    assert await x.pairing.told(again) is True
+    assert await x.pairing.told(first) is False  # one pair, taken once
+    assert await x.pairing.seek(anna, CASUAL, 0.2) is TIMED_OUT
+    assert await y.pairing.seek(ben, CASUAL, 0.2) is TIMED_OUT  # Ben was told: afresh too

@@ -219,7 +219,11 @@ async def test_an_untaken_pair_is_handed_to_the_players_next_seek(store: Pairing
     assert (await store.end(waiter, take=False)).pair == formed  # its request closed a moment too late
     handed = await store.seek(ticket(RATED, player="gGone"), T0 + 1_000)
     assert handed.answer is Answer.HANDED and handed.pair == formed
-    assert (await store.seek(ticket(RATED, player="gGone"), T0 + 2_000)).answer is Answer.WAITING  # once only
+    again = await store.seek(ticket(RATED, player="gGone"), T0 + 2_000)  # that answer never arrived
+    assert again.answer is Answer.HANDED and again.pair == formed
+    assert formed is not None and await store.take(formed, "gGone") is True  # this one did
+    assert await store.take(formed, "gGone") is False
+    assert (await store.seek(ticket(RATED, player="gGone"), T0 + 3_000)).answer is Answer.WAITING  # taken: afresh
 
 
 async def test_a_taken_pair_is_not_handed_again(store: PairingStore) -> None:
