@@ -38,12 +38,8 @@ processes = test_matchmaker.processes
 
 async def paired_pair(x: Process, y: Process) -> tuple[Player, Paired, Paired]:
     """Anna waits on ``x``, Ben pairs her from ``y``: Anna, her answer, his (Ben told)."""
-    anna, ben = guest("Anna"), guest("Ben")
-    waiting = asyncio.create_task(x.pairing.seek(anna, CASUAL, 5))
-    await until_waiting(x, CASUAL)
-    bens = await y.pairing.seek(ben, CASUAL, 5)
-    annas = await asyncio.wait_for(waiting, 2)
-    assert isinstance(annas, Paired) and isinstance(bens, Paired) and await y.pairing.told(bens)
+    anna, _ben, annas, bens = await test_matchmaker.paired_across(x, y)
+    assert await y.pairing.told(bens)
     return anna, annas, bens
 
 

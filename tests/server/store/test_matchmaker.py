@@ -159,14 +159,20 @@ async def until_waiting(process: Process, pool: Pool, count: int = 1) -> None:
     raise AssertionError(f"{pool.id} never held {count} seeks")
 
 
-async def test_two_processes_pair_and_both_are_told_at_once(processes: Start) -> None:
-    x, y = await processes(), await processes()
+async def paired_across(x: Process, y: Process) -> tuple[Player, Player, Paired, Paired]:
+    """Anna waits on ``x``, Ben pairs her from ``y``: both players and their answers (neither told)."""
     anna, ben = guest("Anna"), guest("Ben")
     waiting = asyncio.create_task(x.pairing.seek(anna, CASUAL, 5))
     await until_waiting(x, CASUAL)
-    second = await y.pairing.seek(ben, CASUAL, 5)
-    first = await asyncio.wait_for(waiting, 1)
-    assert isinstance(first, Paired) and isinstance(second, Paired)
+    bens = await y.pairing.seek(ben, CASUAL, 5)
+    annas = await asyncio.wait_for(waiting, 2)
+    assert isinstance(annas, Paired) and isinstance(bens, Paired)
+    return anna, ben, annas, bens
+
+
+async def test_two_processes_pair_and_both_are_told_at_once(processes: Start) -> None:
+    x, y = await processes(), await processes()
+    anna, ben, first, second = await paired_across(x, y)
     assert first.room_id == second.room_id and {first.seat, second.seat} == {0, 1}
     assert (first.opponent, second.opponent) == (ben, anna) and first.pool == CASUAL
     assert x.games.opened == [] and len(y.games.opened) == 1  # the process that formed the pair opened it
@@ -321,12 +327,7 @@ async def test_a_pair_answered_to_a_client_that_left_waits_for_the_next_seek(pro
     """``seek`` answered, but the answer reached nobody (the edge never calls ``told``): the same
     pool's next seek is that game (no "earlier"), until one answer is told; each side apart."""
     x, y = await processes(), await processes()
-    anna, ben = guest("Anna"), guest("Ben")
-    waiting = asyncio.create_task(x.pairing.seek(anna, CASUAL, 5))
-    await until_waiting(x, CASUAL)
-    bens = await y.pairing.seek(ben, CASUAL, 5)
-    first = await asyncio.wait_for(waiting, 2)
-    assert isinstance(first, Paired) and isinstance(bens, Paired)
+    anna, ben, first, bens = await paired_across(x, y)
     again = await x.pairing.seek(anna, CASUAL, 1)
     assert again == first and paired_answer(again, CASUAL) == {"game": first.room_id, "seat": first.seat}
     assert await y.pairing.told(bens) is True
