@@ -5,8 +5,6 @@ have left; a player who closes the page is, after the grace. Every wait is bound
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from playwright.sync_api import expect
 
@@ -29,10 +27,8 @@ def test_a_joiner_s_reload_is_no_leaving_and_a_closed_page_is_after_the_grace(br
         assert not [f for f in anna.frames[seen:] if "has left" in f]
         expect(anna.page.locator("#away")).to_have_text("")
 
-        ben.page.close()  # Ben goes
-        gone = time.monotonic()
+        ben.page.close()  # Ben goes (said only after the grace: tests/web/test_render.py, with plain times)
         expect(anna.page.locator("#away")).to_contain_text("has left the game.", timeout=AWAY_GRACE_MS + 5_000)
-        assert time.monotonic() - gone >= AWAY_GRACE_MS / 1000 - 0.5  # not at once (the server's clock, ours)
         expect(anna.page.locator("#claim")).to_contain_text("does not come back, you can claim the game in")
         assert "has left" not in anna.text("#claim")  # said once, by the away note
         anna.reload()  # a page rendered now says it too, before any heartbeat
