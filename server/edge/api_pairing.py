@@ -20,7 +20,8 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from ..core.pools import Pool, PoolError, pool_of
-from ..store.matchmaker import AlreadySeeking, Paired, Pairing, Unpaired
+from ..store.matchmaker import Pairing
+from ..store.seek_ends import AlreadySeeking, Paired, Unpaired
 from ..tasks import stop_tasks
 from . import new_game
 from .json_edge import ApiError, handles, player_of, read_body

@@ -39,7 +39,8 @@ from engine import SPECTATOR
 from ..core.pools import POOLS, Pool
 from ..core.room import Player
 from ..outage import redis_down
-from ..store.matchmaker import AlreadySeeking, Paired, Pairing, Unpaired
+from ..store.matchmaker import Pairing
+from ..store.seek_ends import AlreadySeeking, Paired, Unpaired
 from ..tasks import stop_tasks
 from ..web.i18n import _
 from ..web.site import limited_text, web_of

@@ -10,8 +10,8 @@ A pair forms in one script call, in the process that made it: a new seek's own c
 process's match pass (every ``tick_s`` every process matches every pool that has seekers, since
 windows widen with waiting; the scripts are atomic, so running everywhere is safe). That
 process opens the room (``make_game``, under the room id the pair carries) and then announces
-the pair on the pairing channel; every process listens there on a pub/sub link of its own and
-wakes its waiters of that pair at once.
+the pair on the pairing channel; every process listens there on a pub/sub link of its own
+(:mod:`.pairing_channel`) and wakes its waiters of that pair at once.
 
 **Told, not just answered.** ``seek`` never takes its pair: it returns :class:`Paired` with the
 pair still waiting in Redis, and the edge calls :meth:`Pairing.told` only once its answer went
@@ -40,8 +40,6 @@ import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 from ..core.pools import POOLS, Pool
@@ -51,7 +49,18 @@ from ..metrics import Metrics
 from ..outage import redis_down
 from ..tasks import stop_tasks
 from .pairing import Answer, Pair, PairingStore, Ticket
+from .pairing_channel import PairingChannel
 from .pubsub import PubSub
+from .seek_ends import (
+    CLOSING,
+    AlreadySeeking,
+    Closing,
+    Paired,
+    Unpaired,
+    Waiter,
+    paired_for,
+    wake,
+)
 from .service import wall_ms
 
 log = logging.getLogger("mineduel.pairing")
@@ -63,52 +72,6 @@ RatingOf = Callable[[str, str], Awaitable[float]]
 """``rating_of(player_id, category)``: the player's rating in a rating category."""
 
 GRACE_MS = 3_000
-LINK_TIMEOUT_S = 5.0
-
-
-@dataclass(frozen=True, slots=True)
-class Paired:
-    """A seek's happy end: the game to play and the seat in it. Its pair waits for the player
-    until :meth:`Pairing.told` (``pair``: which one)."""
-
-    room_id: str
-    seat: int
-    opponent: Player
-    pool: Pool
-    pair: Pair | None = field(default=None, compare=False, repr=False)
-
-
-class Unpaired(StrEnum):
-    """A seek's end without a game."""
-
-    TIMED_OUT = "timed_out"
-    """Nobody came within ``wait_s`` (a caller may then offer the computer)."""
-    CANCELLED = "cancelled"
-    """Ended by :meth:`Pairing.cancel` (from any process), or the service closed."""
-
-
-class AlreadySeeking(Exception):
-    """The player seeks already (in this pool or another, on any process); nothing changed."""
-
-    code = "already_seeking"
-
-
-class _Closing:
-    """What a waiter is told when the service shuts down: end as after a timeout."""
-
-
-CLOSING = _Closing()
-Woken = tuple[Pair, bool] | _Closing | None
-"""A waiter's wake-up: its pair and whether its room is known to be open; closing; or ``None``
-(cancelled elsewhere, or gone)."""
-
-
-@dataclass(eq=False)
-class _Waiter:
-    ticket: Ticket
-    woken: asyncio.Future[Woken]
-    stored: bool = False
-    """Its seek waits in Redis (so the ticks keep it alive)."""
 
 
 class Pairing:
@@ -118,7 +81,7 @@ class Pairing:
                  metrics: Metrics, *, tick_s: float = 1.0, grace_ms: int = GRACE_MS,
                  now_ms: Callable[[], int] = wall_ms) -> None:
         self.store = store
-        self.pubsub = pubsub
+        self.channel = PairingChannel(pubsub, store.channel, metrics, self._on_message, self._relinked)
         self.make_game = make_game
         self.rating_of = rating_of
         self.metrics = metrics
@@ -127,7 +90,7 @@ class Pairing:
         self.now_ms = now_ms
         self.stats = {"pairing_seeks": 0, "pairing_formed": 0, "pairing_matched": 0, "pairing_timeouts": 0,
                       "pairing_recovered": 0, "pairing_reconnects": 0}
-        self._waiters: dict[str, _Waiter] = {}
+        self._waiters: dict[str, Waiter] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._background: set[asyncio.Task[Any]] = set()
         self._poke = asyncio.Event()
@@ -138,21 +101,21 @@ class Pairing:
     async def start(self) -> None:
         """Subscribe to the pairing channel (confirmed before this returns), then start the
         listener and the ticks."""
-        await self._link()
-        self._tasks = [asyncio.create_task(self._listen(), name="pairing-listener"),
+        await self.channel.link()
+        self._tasks = [asyncio.create_task(self.channel.listen(), name="pairing-listener"),
                        asyncio.create_task(self._ticks(), name="pairing-ticks")]
 
     async def close(self) -> None:
         """End every local seek as if it timed out (bounded), then stop."""
         for waiter in list(self._waiters.values()):
-            _wake(waiter, CLOSING)
+            wake(waiter, CLOSING)
         for _ in range(200):  # at most 2 s
             if not self._waiters:
                 break
             await asyncio.sleep(0.01)
-        self._stopping = True
+        self._stopping = self.channel.stopping = True
         await stop_tasks([*self._tasks, *self._background])
-        await self.pubsub.close()
+        await self.channel.close()
 
     # ------------------------------------------------------------------ what edges call
 
@@ -172,7 +135,7 @@ class Pairing:
         if rating is None:
             rating = await self.rating_of(player.id, pool.category) if pool.category else 0.0
         ticket = Ticket.new(player, pool, rating, self.now_ms())
-        waiter = _Waiter(ticket, asyncio.get_running_loop().create_future())
+        waiter = Waiter(ticket, asyncio.get_running_loop().create_future())
         self._waiters[ticket.seek] = waiter
         self.stats["pairing_seeks"] += 1
         try:
@@ -185,7 +148,7 @@ class Pairing:
                     await self._open(reply.pair)
                 else:
                     await self._room_ready(reply.pair)
-                return _paired(reply.pair, player)
+                return paired_for(reply.pair, player)
             waiter.stored = True
             return await self._wait(waiter, wait_s)
         except asyncio.CancelledError:
@@ -218,7 +181,7 @@ class Pairing:
         reply = await self.store.end(ticket, take=False, tell=True)
         waiter = self._waiters.get(ticket.seek)
         if waiter is not None and reply.answer is Answer.CANCELLED:
-            _wake(waiter, None)
+            wake(waiter, None)
         return reply.answer is Answer.CANCELLED
 
     async def pools_census(self) -> dict[str, int]:
@@ -227,7 +190,7 @@ class Pairing:
 
     # ------------------------------------------------------------------ a seek's end
 
-    async def _wait(self, waiter: _Waiter, wait_s: float | None) -> Paired | Unpaired:
+    async def _wait(self, waiter: Waiter, wait_s: float | None) -> Paired | Unpaired:
         ticket = waiter.ticket
         timed_out = False
         try:
@@ -235,19 +198,19 @@ class Pairing:
                 woken = await waiter.woken
         except TimeoutError:
             woken, timed_out = CLOSING, True
-        if isinstance(woken, _Closing):  # timed out or closing: end it, unless it was paired meanwhile
+        if isinstance(woken, Closing):  # timed out or closing: end it, unless it was paired meanwhile
             self.stats["pairing_timeouts"] += timed_out
             reply = await self.store.end(ticket, take=False)
             if reply.pair is None:
                 return Unpaired.TIMED_OUT if timed_out else Unpaired.CANCELLED
             await self._room_ready(reply.pair)
-            return _paired(reply.pair, ticket.player)
+            return paired_for(reply.pair, ticket.player)
         if woken is None:
             return Unpaired.CANCELLED
         pair, ready = woken
         if not ready:
             await self._room_ready(pair)
-        return _paired(pair, ticket.player)  # untaken until the edge says the player was told
+        return paired_for(pair, ticket.player)  # untaken until the edge says the player was told
 
     async def _abandon(self, ticket: Ticket) -> None:
         """A cancelled seek: gone from the pool; a pair it had formed gets its room all the same."""
@@ -279,7 +242,7 @@ class Pairing:
         for seek in pair.seeks:
             waiter = self._waiters.get(seek)
             if waiter is not None:
-                _wake(waiter, (pair, ready))
+                wake(waiter, (pair, ready))
 
     def _on_message(self, payload: object) -> None:
         try:
@@ -287,48 +250,18 @@ class Pairing:
             if "ended" in data:
                 waiter = self._waiters.get(data["ended"])
                 if waiter is not None:
-                    _wake(waiter, None)
+                    wake(waiter, None)
             else:
                 self._wake_pair(Pair.from_json(payload))  # type: ignore[arg-type]
         except (ValueError, KeyError, TypeError):
             log.warning("pairing: an unreadable message on the pairing channel")
 
-    # ------------------------------------------------------------------ the link and the ticks
+    def _relinked(self) -> None:
+        """The channel was down (announcements lost): ask for this process's pairs at once."""
+        self.stats["pairing_reconnects"] += 1
+        self._poke.set()
 
-    async def _link(self) -> None:
-        await self.pubsub.connect(LINK_TIMEOUT_S)
-        await self.pubsub.subscribe(self.store.channel)
-        async with asyncio.timeout(LINK_TIMEOUT_S):
-            while (await self.pubsub.read())[0] != "subscribe":
-                pass
-
-    async def _listen(self) -> None:
-        """Read the pairing channel; after a drop, reconnect (backoff ≤ 2 s) and tick at once,
-        since announcements sent meanwhile were lost."""
-        while not self._stopping:
-            try:
-                while True:
-                    kind, _channel, payload = await self.pubsub.read()
-                    if kind == "message":
-                        self._on_message(payload)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                if not redis_down(self.metrics, "pairing_pubsub", exc):
-                    log.exception("pairing: the listener failed; relinking")
-            await self._relink()
-            self.stats["pairing_reconnects"] += 1
-            self._poke.set()
-
-    async def _relink(self) -> None:
-        backoff = 0.05
-        while not self._stopping:
-            await asyncio.sleep(backoff)
-            backoff = min(2 * backoff, 2.0)
-            with contextlib.suppress(Exception):
-                await self.pubsub.close()
-                await self._link()
-                return
+    # ------------------------------------------------------------------ the ticks
 
     async def _ticks(self) -> None:
         failing = 0
@@ -366,9 +299,9 @@ class Pairing:
         states = await self.store.refresh([w.ticket.seek for w in waiters], now)
         for waiter, state in zip(waiters, states, strict=True):
             if isinstance(state, Pair):
-                _wake(waiter, (state, False))
+                wake(waiter, (state, False))
             elif state is False:
-                _wake(waiter, None)
+                wake(waiter, None)
 
     async def _open_logged(self, pair: Pair) -> None:
         try:
@@ -388,14 +321,3 @@ class Pairing:
         except Exception as exc:  # a cancelled seek that Redis could not end: it dies with its liveness
             if not redis_down(self.metrics, "pairing_end", exc):
                 log.exception("pairing: ending a cancelled seek failed")
-
-
-def _wake(waiter: _Waiter, woken: Woken) -> None:
-    if not waiter.woken.done():
-        waiter.woken.set_result(woken)
-
-
-def _paired(pair: Pair, player: Player) -> Paired:
-    seat = pair.seat_of(player.id)
-    assert seat is not None, "a pair handed to a player not in it"
-    return Paired(pair.room, seat, pair.players[1 - seat], pair.pool, pair)

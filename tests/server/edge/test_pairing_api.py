@@ -19,8 +19,8 @@ from server.client import Api, ApiError, Guest
 from server.core.pools import pool_of
 from server.core.room import Player
 from server.edge.api_pairing import paired_answer
-from server.store.matchmaker import Paired
 from server.store.pairing import PairingStore
+from server.store.seek_ends import Paired
 from tests.names import unique
 
 BLITZ = {"initial": 180, "increment": 2}

@@ -19,7 +19,7 @@ from server.core.pools import Pool
 from server.core.room import Player
 from server.edge import ws_pair
 from server.edge.api_pairing import PairedAnswer, client_left
-from server.store.matchmaker import Paired, Unpaired
+from server.store.seek_ends import Paired, Unpaired
 from tests.conftest import app_settings
 from tests.server.store import test_matchmaker
 from tests.server.store.test_matchmaker import (

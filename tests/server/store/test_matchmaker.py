@@ -25,9 +25,10 @@ from server.store.keys import (
     seeks_live_key,
     state_key,
 )
-from server.store.matchmaker import AlreadySeeking, Paired, Pairing, Unpaired
+from server.store.matchmaker import Pairing
 from server.store.pairing import Pair, PairingStore, Reply, Ticket
 from server.store.pubsub import open_pubsub
+from server.store.seek_ends import AlreadySeeking, Paired, Unpaired
 from tests.server.store.conftest import PubSubOver
 
 CASUAL = POOLS["live-5+3/coan/casual"]
