@@ -60,7 +60,8 @@ from .web import pages, sound
 from .web.assets import Assets
 from .web.html_codec import HtmlCodec
 from .web.language import ReaderLanguage, localized
-from .web.lobby import LobbyFeed, lobby_sections
+from .web.lobby import lobby_sections
+from .web.lobby_feed import LobbyFeed
 from .web.site import Web
 
 log = logging.getLogger("mineduel.app")

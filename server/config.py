@@ -100,7 +100,7 @@ class Settings:
     commit_retries: int = 8
     sweep_interval_s: float = 0.1
     lobby_refresh_s: float = 1.0
-    """How often each process reads the lobby while somebody watches it (server/web/lobby.py)."""
+    """How often each process reads the lobby while somebody watches it (server/web/lobby_feed.py)."""
     gc_check_s: float = 60.0
     """How often the GC policy reads the heap's size to see whether a full cyclic GC is due, so
     also the shortest time between two of them (server/gc_policy.py); 0 = CPython's own

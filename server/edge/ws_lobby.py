@@ -3,7 +3,7 @@
 The page connects with the htmx ws extension; every frame is the changed sections of
 :mod:`server.web.lobby` (open challenges, live games, counts), swapped by id. The socket sends
 nothing the page needs to act on: clients may send frames (the extension never does here),
-which are read within the usual limits and ignored. One :class:`~server.web.lobby.LobbyFeed`
+which are read within the usual limits and ignored. One :class:`~server.web.lobby_feed.LobbyFeed`
 per process reads and renders the lobby for all of its sockets.
 """
 
@@ -17,7 +17,7 @@ from starlette.websockets import WebSocket
 from engine import SPECTATOR
 
 from ..web.language import lang_of
-from ..web.lobby import LobbyWatcher
+from ..web.lobby_feed import LobbyWatcher
 from ..web.site import web_of
 from .admission import admitted
 from .frames import client_frames
