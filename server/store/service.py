@@ -27,6 +27,7 @@ from typing import Any
 from engine import Game, Move
 from engine.clock import Clock
 
+from ..core.ahead import worth_answering, worth_preparing
 from ..core.commands import (
     Command,
     LinkRematch,
@@ -37,9 +38,8 @@ from ..core.commands import (
     Tick,
     Unchanged,
 )
-from ..core.computer import reply, slow_to_answer
+from ..core.computer import reply
 from ..core.decide import decide, open_room
-from ..core.due import answer_due
 from ..core.rematch import accepts_rematch, rematch_players
 from ..core.room import Player, Room, Status
 from ..metrics import Metrics
@@ -100,25 +100,6 @@ rules allow takes at most about 0.2 s to search (:data:`engine.classic.NO_GUESS_
 first click waits at most about 3 s behind others' boards, one each (16 players at once: one
 player has one board in flight at a time); an Expert board takes about 5 ms, so real traffic
 (20 no-guess Expert first clicks at once in the browser bench) drains far below the bound."""
-
-
-def worth_preparing(room: Room, actor: Player | None, command: Play, seen_version: int | None) -> bool:
-    """Whether to do ``command``'s costly part ahead (``Game.prepared``): only for the seat's own
-    move on the version it saw. Why: a spectator's or a stale click is refused by ``decide``
-    anyway, and preparing it first let anybody keep the board worker busy (a search on a
-    large no-guess board) for everybody's first clicks."""
-    return (room.seat_of(actor) is not None and seen_version in (None, room.version)
-            and room.game.costly(command.move))
-
-
-def worth_answering(room: Room, now_ms: int) -> bool:
-    """Whether a ``Tick`` should have the computer's answer worked out ahead, in the answers'
-    worker: the strong computer's (tens of ms of search), once due. Why ahead: decided with the
-    clock read before the search and its wait for the worker (busy with other games' answers),
-    the wait was charged to the human, who could lose on time right after the computer's move;
-    decided after, the computer's clock pays for its own thinking."""
-    due = answer_due(room)
-    return slow_to_answer(room) and due is not None and now_ms >= due
 
 
 class RoomService:
