@@ -15,6 +15,7 @@ settled again. Failures here are logged and counted, never raised: the commit st
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from ..core.room import Room, Status
 from ..core.summary import index_changed
@@ -33,8 +34,10 @@ process settles it at once and drops the entry; a sweeper finds it only if that 
 
 
 class Aftermath:
-    def __init__(self, store: Store, metrics: Metrics, results: Results, games: PlayerGames) -> None:
+    def __init__(self, store: Store, metrics: Metrics, results: Results, games: PlayerGames,
+                 now_ms: Callable[[], int]) -> None:
         self.store = store
+        self.now_ms = now_ms
         self.metrics = metrics
         self.results = results
         """Told of every commit that ends a game (ratings, leaderboards)."""
@@ -73,14 +76,16 @@ class Aftermath:
         seat (a classic game's restart) is nobody's challenge or match, and a finished game is
         nobody's either: never listed. ``again``: one of its players is connected to it again
         (:meth:`~.hub.Hub.attach`), so a room the lobby's read took off the list because its
-        people had left goes back on it (only if it is off: ``Store.relist_room``). A
+        people had left goes back on it (only if it is off: ``Store.relist_room``), as listed
+        now: by its creation time, a game older than the list's 7 days (a correspondence game)
+        was put back on each connection and trimmed by the next listing. A
         convenience: the game exists either way, so a failure is counted and logged, never
         raised (but a bug's)."""
         if len(room.players) < 2 or not room.listed or room.status is Status.OVER:
             return
         try:
             if again:
-                await self.store.relist_room(room.id, room.created_ms)
+                await self.store.relist_room(room.id, self.now_ms())
             else:
                 await self.store.list_room(room.id, room.created_ms)
         except Exception as exc:

@@ -17,7 +17,7 @@ key                        type    content
                                    (:mod:`server.store.slots`), the slot of the rooms it indexes
 ``clocks``                 zset    the same for rooms whose ids were made before ids fell on shard
                                    slots (2026-11-28); read by the sweepers as long as it exists
-``web:lobby``              zset    room id → creation time (ms) of the games listed on the home page
+``web:lobby``              zset    room id → when listed (ms: its creation, or a player's return) of the games on the home page
 ``web:online``             hash    process id → players connected to that process (the lobby's count)
 ``web:online:seen``        zset    process id → when it last wrote its count (ms; older ones are dead)
 ``lb:{solo}:<p>:<m>:all``  zset    won classic games of preset ``p`` and mode ``m`` (JSON) → time ms

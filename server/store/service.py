@@ -121,7 +121,7 @@ class RoomService:
         never waits behind boards."""
         self.results = results or Results(store, metrics)
         self.games = games or PlayerGames(store, metrics, finished_ttl_s=retention.finished_ttl_s)
-        self.aftermath = Aftermath(store, metrics, self.results, self.games)
+        self.aftermath = Aftermath(store, metrics, self.results, self.games, now_ms)
         """What a commit leaves behind outside its room: game lists, an end's settling, the lobby."""
         self.committer = Committer(store, cache, metrics, retention, self.outages, feed)
         self.analyses = analyses or Analyses(store, metrics)

@@ -235,13 +235,13 @@ class Store:
                                       ("ZREMRANGEBYSCORE", LOBBY, "-inf", created_ms - max_age_ms),
                                       ("ZREMRANGEBYRANK", LOBBY, 0, -keep - 1)])
 
-    async def relist_room(self, room_id: str, created_ms: int) -> None:
-        """Put a room back on the lobby's list if it is not on it (``ZADD NX``: one command, and
-        nothing changes for a room that is listed). Through the move path's link: a player's
+    async def relist_room(self, room_id: str, listed_ms: int) -> None:
+        """Put a room back on the lobby's list, as listed at ``listed_ms``, if it is not on it
+        (``ZADD NX``: one command, and nothing changes for a room that is listed). Through the move path's link: a player's
         every connection to a listed room asks it (:meth:`server.store.hub.Hub.attach`). No
         trimming: the next :meth:`list_room` trims, and the lobby's read never looks past
         :data:`LOBBY_KEEP`."""
-        await self.link.execute("ZADD", LOBBY, "NX", created_ms, room_id)
+        await self.link.execute("ZADD", LOBBY, "NX", listed_ms, room_id)
 
     async def listed_rooms(self, count: int) -> list[str]:
         """The newest ``count`` listed room ids (one read: a snapshot of the list, so a page

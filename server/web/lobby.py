@@ -1,6 +1,7 @@
 """The lobby: what the home page lists, read from the store and put into rows.
 
-Games are listed in a ZSET by creation time (:meth:`server.store.store.Store.list_room`):
+Games are listed in a ZSET by creation time (:meth:`server.store.store.Store.list_room`; a room put
+back when a player returns, by that time):
 open challenges made on the home page, and every game being played that was made there, by
 quick pairing or against the computer. :func:`read_lobby` reads all of them (up to the list's
 bound), a chunk at a time in two round trips (the rooms, then their presence hashes), and keeps

@@ -20,6 +20,7 @@ from server.core.room import Player, Room, Status
 from server.edge import new_game
 from server.edge.outbox import Outbox
 from server.embedded_redis import EmbeddedRedis
+from server.store.store import LOBBY_MAX_AGE_MS
 from server.web.lobby import Lobby, _unlist, read_lobby
 from tests.conftest import app_settings
 from tests.server.store.conftest import running_parts
@@ -146,6 +147,26 @@ async def test_a_game_its_players_left_leaves_the_list_and_comes_back_with_a_pla
     assert room.id in await listed(parts)
     lobby = await read(parts)
     assert [row.id for row in lobby.live] == [room.id] and lobby.playing == 1
+
+
+async def test_a_game_older_than_the_list_s_week_stays_listed_once_its_player_is_back(parts: Parts) -> None:
+    """A correspondence game lasts longer than the 7 days a listing keeps: trimmed off the list by
+    a later listing, it is put back when a player connects, as listed then, and a later listing
+    leaves it there (it was put back by its creation time and trimmed again at once)."""
+    p, q = person("P"), person("Q")
+    wall = parts.rooms.now_ms
+    parts.rooms.now_ms = lambda: wall() - LOBBY_MAX_AGE_MS - HOUR_MS  # made eight days ago
+    try:
+        old = await listed_game(parts, (p, q))
+    finally:
+        parts.rooms.now_ms = wall
+    await listed_game(parts, (person("R"), person("S")))  # any listing trims what is older than 7 days
+    assert old.id not in await listed(parts)
+    await connect(parts, old, p)
+    assert old.id in await listed(parts)
+    await listed_game(parts, (person("T"), person("U")))
+    assert old.id in await listed(parts)
+    assert old.id in [row.id for row in (await read(parts)).live]
 
 
 async def test_a_challenge_its_creator_left_comes_back_when_they_do(parts: Parts) -> None:
