@@ -29,8 +29,11 @@ HINTS = {Refused.CELL_NOT_HIDDEN, Refused.CELL_FLAGGED, Refused.CHORD_NOT_SATISF
 
 
 class SoloSession:
-    def __init__(self, conn: Any, player: Player | None, room_id: str, state: Any, html: HtmlCodec) -> None:
+    def __init__(self, conn: Any, player: Player | None, room_id: str, state: Any, html: HtmlCodec,
+                 source: str | None = None) -> None:
         self.conn = conn
+        self.source = source
+        """The page's address: what a no-guess first click's share of the board worker is counted by."""
         self.player = player
         self.room_id = room_id
         self.rooms = state.rooms
@@ -66,7 +69,7 @@ class SoloSession:
         else:
             move = Reveal(msg.cell)
         try:  # the frame that shows the move morphs the cell in place: a focused cell stays focused
-            await self.rooms.act(self.room_id, self.player, Play(move), None, started)
+            await self.rooms.act(self.room_id, self.player, Play(move), None, started, source=self.source)
         except RoomRefused as exc:
             self.notice(NOTICES.get(exc.code, exc.message), "info" if exc.code in HINTS else "error")
             return

@@ -32,6 +32,7 @@ from .follow import Whereabouts
 from .frames import client_frames
 from .limits import Limited, guard_of
 from .outbox import Outbox
+from .peer import client_ip
 from .raw_send import frame_sender, frame_writer
 
 log = logging.getLogger("mineduel.ws")
@@ -83,6 +84,7 @@ async def _game_socket(websocket: WebSocket) -> None:
                  maxsize=settings.send_queue, inline=settings.inline_send, write_now=frame_writer(websocket))
     writer = asyncio.create_task(box.run())
     where = Whereabouts(hub, box, room_id, follow)
+    source = client_ip(websocket, settings)  # (once: what a costly move's share of the board worker is counted by)
     try:
         await hub.attach(room_id, box)
         where.attached()
@@ -93,7 +95,7 @@ async def _game_socket(websocket: WebSocket) -> None:
                 state.metrics.bad_messages.inc()
                 box.send(codec.error(parsed.code, parsed.message, box.version))
                 continue
-            await _handle(parsed, player, box, where.room_id, state, started, websocket)
+            await _handle(parsed, player, box, where.room_id, state, started, websocket, source)
     except Exception as exc:
         await box.fail(exc, where.room_id, state.metrics, websocket.send_bytes,
                        codec.error(UNAVAILABLE, UNAVAILABLE_MESSAGE, box.version))
@@ -103,12 +105,13 @@ async def _game_socket(websocket: WebSocket) -> None:
 
 
 async def _handle(msg: wire.ClientMessage, player: Player | None, box: Outbox, room_id: str, state: Any,
-                  started: float, websocket: WebSocket) -> None:
+                  started: float, websocket: WebSocket, source: str) -> None:
     """Play ``msg`` for the socket's player. Nothing comes back on success (the update reaches
     this socket through the hub like every other); a refusal is one error frame, followed by a
     fresh snapshot after a stale move, or once Redis answers again after an outage. A rematch
     that makes the new game spends a game creation of the socket's address (``websocket``):
-    refused, ``rate_limited``, nothing made."""
+    refused, ``rate_limited``, nothing made. ``source``: the socket's address (a no-guess first
+    click's share of the board worker)."""
     codec, hub = state.codecs["msgpack"], state.hub
     try:
         if isinstance(msg, wire.ClaimMessage):
@@ -124,7 +127,7 @@ async def _handle(msg: wire.ClientMessage, player: Player | None, box: Outbox, r
             return
         move = msg.move if isinstance(msg, wire.MoveMessage) else Abort() if isinstance(msg, wire.AbortMessage) \
             else Resign()
-        await state.rooms.act(room_id, player, Play(move), msg.v, started)
+        await state.rooms.act(room_id, player, Play(move), msg.v, started, source=source)
         return
     except RoomRefused as exc:
         box.send(codec.error(wire_code(exc.code), exc.message, box.version))

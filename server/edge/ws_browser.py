@@ -45,6 +45,7 @@ from . import wire
 from .admission import admitted
 from .browser_session import BrowserConn, Session
 from .frames import client_frames
+from .peer import client_ip
 from .raw_send import frame_sender, frame_writer
 from .refusals import refusal_notice
 from .solo_session import SoloSession
@@ -162,8 +163,9 @@ async def _browser_socket(websocket: WebSocket) -> None:
     conn.shows_end = websocket.query_params.get("end") == "1"  # the page was served finished
     writer = asyncio.create_task(conn.run(), name=f"ws-writer-{room_id}")
     beat: asyncio.Task[None] | None = None
-    session: Session | SoloSession = (SoloSession if room.kind == "classic" else Session)(
-        conn, player, room_id, state, html)
+    session: Session | SoloSession = (
+        SoloSession(conn, player, room_id, state, html, source=client_ip(websocket, settings))
+        if room.kind == "classic" else Session(conn, player, room_id, state, html))
     try:
         if room.kind == "duel":  # the ratings beside the names, before the snapshot renders them
             with contextlib.suppress(Exception):  # Redis away: the load below says so

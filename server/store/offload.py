@@ -17,8 +17,10 @@ otherwise live on.
 Lanes: each kind of work has an ``Offload`` of its own (the room service's boards and the
 strong computer's answers, the analyses), so one kind never waits behind another. A lane may
 refuse a job rather than queue it (:class:`NotQueued`): one in flight per ``owner`` at most,
-and at most ``most_waiting`` jobs waiting for its worker. A job counts until its worker is done
-with it, also when the caller stopped waiting (a closed socket): what it costs is spent anyway.
+``most_per_group`` per ``group`` (a client's address: many guests of one address cannot fill
+the queue ahead of everybody else), and at most ``most_waiting`` jobs waiting for its worker.
+A job counts until its worker is done with it, also when the caller stopped waiting (a closed
+socket): what it costs is spent anyway.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import multiprocessing
 import os
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
@@ -64,8 +67,13 @@ class QueueFull(NotQueued):
     """``most_waiting`` jobs are waiting for the lane's workers already."""
 
 
+class GroupBusy(NotQueued):
+    """Its group (a client's address) has ``most_per_group`` jobs of this lane in flight already."""
+
+
 class Offload:
-    def __init__(self, workers: int = 1, nice: int = 0, most_waiting: int | None = None) -> None:
+    def __init__(self, workers: int = 1, nice: int = 0, most_waiting: int | None = None,
+                 most_per_group: int | None = None) -> None:
         self.workers = workers
         self.nice = nice
         """Added to the workers' niceness: background work (a finished game's analysis, which
@@ -73,9 +81,12 @@ class Offload:
         self.most_waiting = most_waiting
         """Jobs that may wait for a busy worker (``None``: any number); one more is refused
         (:class:`QueueFull`) rather than kept waiting behind all of them."""
+        self.most_per_group = most_per_group
+        """Jobs of one group in flight (``None``: any number); one more is refused (:class:`GroupBusy`)."""
         self._pool: ProcessPoolExecutor | None = None
         self._in_flight = 0
         self._owners: set[str] = set()
+        self._groups: Counter[str] = Counter()
 
     @property
     def waiting(self) -> int:
@@ -83,14 +94,17 @@ class Offload:
         in flight beyond one per worker)."""
         return max(0, self._in_flight - self.workers)
 
-    async def run(self, fn: Callable[..., T], *args: Any, owner: str | None = None) -> T:
+    async def run(self, fn: Callable[..., T], *args: Any, owner: str | None = None, group: str | None = None) -> T:
         """``fn(*args)`` in the worker process (``fn`` and its arguments must pickle).
 
         Raises :class:`OwnerBusy` if ``owner`` (any string: a player's id) has a job here that
-        its worker is not done with, :class:`QueueFull` if ``most_waiting`` jobs wait already;
-        either way before anything is queued. Cancelling the call stops the waiting, not the job."""
+        its worker is not done with, :class:`GroupBusy` if ``group`` (a client's address) has
+        ``most_per_group``, :class:`QueueFull` if ``most_waiting`` jobs wait already; each
+        before anything is queued. Cancelling the call stops the waiting, not the job."""
         if owner is not None and owner in self._owners:
             raise OwnerBusy(owner)
+        if group is not None and self.most_per_group is not None and self._groups[group] >= self.most_per_group:
+            raise GroupBusy(group)
         if self.most_waiting is not None and self.waiting >= self.most_waiting:
             raise QueueFull(self.waiting)
         if self._pool is None:
@@ -100,13 +114,19 @@ class Offload:
         self._in_flight += 1
         if owner is not None:
             self._owners.add(owner)
-        job.add_done_callback(lambda done: self._ended(done, owner))
+        if group is not None:
+            self._groups[group] += 1
+        job.add_done_callback(lambda done: self._ended(done, owner, group))
         return await asyncio.shield(job)  # a caller that stops waiting leaves the job counted until it ends
 
-    def _ended(self, job: asyncio.Future[Any], owner: str | None) -> None:
+    def _ended(self, job: asyncio.Future[Any], owner: str | None, group: str | None) -> None:
         self._in_flight -= 1
         if owner is not None:
             self._owners.discard(owner)
+        if group is not None:
+            self._groups[group] -= 1
+            if not self._groups[group]:
+                del self._groups[group]
         if not job.cancelled():
             job.exception()  # retrieved: a job nobody awaits any more logs no "never retrieved"
 

@@ -47,7 +47,7 @@ from .aftermath import SETTLE_GRACE_MS, Aftermath
 from .analyses import Analyses, StoredAnalysis
 from .cache import RoomCache
 from .committer import Committer, Retention
-from .offload import Offload, OwnerBusy, QueueFull
+from .offload import GroupBusy, Offload, OwnerBusy, QueueFull
 from .outage_log import OutageLog
 from .player_games import PlayerGames
 from .results import Results
@@ -101,6 +101,13 @@ first click waits at most about 3 s behind others' boards, one each (16 players 
 player has one board in flight at a time); an Expert board takes about 5 ms, so real traffic
 (20 no-guess Expert first clicks at once in the browser bench) drains far below the bound."""
 
+BOARDS_PER_SOURCE = 4
+"""Boards of one client address that may be in flight at once; one more first click is refused
+as ``busy``. Why: one board per player does not bound one address, whose guests are cheap (an
+outside probe's 20 guests of one address made another player's first click wait 2–4 s); with
+4, an address holds at most about 0.8 s of the queue ahead of anybody else, and a family or a
+school behind one NAT rarely makes five no-guess boards in the same fifth of a second."""
+
 
 class RoomService:
     def __init__(self, store: Store, cache: RoomCache, metrics: Metrics, *, retries: int = 8,
@@ -113,9 +120,10 @@ class RoomService:
         self.outages = outages or OutageLog(now_ms)
         """When this process could not reach the store: what :func:`decide` gives clock time back for
         (every load and commit here, the sweeper and the hub's pub/sub link report to it)."""
-        self.boards = boards or Offload(most_waiting=BOARD_QUEUE)
+        self.boards = boards or Offload(most_waiting=BOARD_QUEUE, most_per_group=BOARDS_PER_SOURCE)
         """Runs the decisions a game says are costly (a no-guess layout) off the event loop: a
-        lane of its own, one board in flight per player, a bounded queue (:meth:`_prepared`)."""
+        lane of its own, one board in flight per player, a few per address, a bounded queue
+        (:meth:`_prepared`)."""
         self.answers = answers or Offload()
         """The strong computer's answers, off the event loop: a lane of their own, so an answer
         never waits behind boards."""
@@ -191,13 +199,15 @@ class RoomService:
     # ------------------------------------------------------------------ changing
 
     async def act(self, room_id: str, actor: Player | None, command: Command, seen_version: int | None = None,
-                  started: float | None = None, known: int | None = None) -> Room:
+                  started: float | None = None, known: int | None = None, source: str | None = None) -> Room:
         """Decide ``command`` for ``actor`` and commit it; the committed (or unchanged) Room.
 
         ``seen_version``: the version the actor saw (``None``: not checked, and lost races are
         decided again). ``started``: ``time.perf_counter()`` when the command arrived (the
         move-to-push latency is observed from it). ``known``: a version the caller has read
-        (a cached room older than it is not decided on: its refusal could be wrong)."""
+        (a cached room older than it is not decided on: its refusal could be wrong).
+        ``source``: the client's address, where a move's costly part may be asked for (its
+        share of the board worker: :data:`BOARDS_PER_SOURCE`)."""
         for attempt in range(self.retries):
             room = self.cache.latest(room_id) if attempt == 0 else None
             if (room is None or (seen_version is not None and seen_version != room.version)
@@ -207,7 +217,7 @@ class RoomService:
                 self._counts["cache_hits"] += 1
             deciding = command  # this attempt's: with what was worked out ahead for this room
             if isinstance(command, Play) and worth_preparing(room, actor, command, seen_version):
-                room = room.evolve(game=await self._prepared(room, actor, command.move))
+                room = room.evolve(game=await self._prepared(room, actor, command.move, source))
             elif isinstance(command, Tick) and worth_answering(room, self.now_ms()):
                 deciding = Tick(await self.answers.run(reply, room))
             now = self.now_ms()  # after the preparing and the thinking: decided when they are done
@@ -230,22 +240,23 @@ class RoomService:
                 raise refused(Refused.STALE, "another change was committed first", await self.load(room_id))
         raise refused(Refused.BUSY, "too many concurrent changes; try again")
 
-    async def _prepared(self, room: Room, actor: Player | None, move: Move) -> Game:
+    async def _prepared(self, room: Room, actor: Player | None, move: Move, source: str | None) -> Game:
         """``room``'s game with ``move``'s costly part done in the board worker; refused, and
         nothing queued, while a board of ``actor``'s is in flight (``board_pending``: a double
-        click, or a first click in another game) or :data:`BOARD_QUEUE` boards wait already
-        (``busy``). Either way the room is unchanged and the click can simply come again."""
+        click, or a first click in another game), or :data:`BOARDS_PER_SOURCE` of ``source``'s
+        are, or :data:`BOARD_QUEUE` boards wait already (both ``busy``). Either way the room is
+        unchanged and the click can simply come again."""
         try:
-            return await self.boards.run(prepared, room.game, move, owner=actor.id if actor else None)
+            return await self.boards.run(prepared, room.game, move, owner=actor.id if actor else None, group=source)
         except OwnerBusy:
             raise refused(Refused.BOARD_PENDING, "a board of yours is still being made; click again once it is there",
                           room) from None
-        except QueueFull:
+        except (GroupBusy, QueueFull):
             raise refused(Refused.BUSY, "many boards are being made; click again in a moment", room) from None
 
     async def play(self, room_id: str, actor: Player, move: Any, seen_version: int | None,
-                   started: float | None = None) -> Room:
-        return await self.act(room_id, actor, Play(move), seen_version, started)
+                   started: float | None = None, source: str | None = None) -> Room:
+        return await self.act(room_id, actor, Play(move), seen_version, started, source=source)
 
     async def create(self, game: Game, players: tuple[Player | None, ...], clock: Clock | None = None,
                      room_id: str | None = None, rated: bool = False, recorded: bool = True,

@@ -117,3 +117,30 @@ async def test_a_lane_refuses_a_second_job_of_an_owner_and_one_beyond_its_queue(
         assert lane.waiting == 0
     finally:
         lane.close()
+
+
+async def test_a_lane_refuses_a_job_of_a_group_that_has_its_share_in_flight(tmp_path: Path) -> None:
+    """At most ``most_per_group`` jobs of one group (a client's address) in flight, whoever owns
+    them; another group's job is taken; the group's share comes back as its jobs end."""
+    import asyncio
+
+    import pytest
+
+    from server.store.offload import GroupBusy
+    from tests.server.store.held_jobs import Gate, HeldOffload
+
+    gate = Gate(tmp_path)
+    lane = HeldOffload(gate, most_per_group=2)
+    try:
+        held = [asyncio.create_task(lane.run(os.getpid, owner=who, group="10.0.0.1")) for who in ("ann", "bo")]
+        await asyncio.sleep(0)
+        with pytest.raises(GroupBusy):
+            await lane.run(os.getpid, owner="cy", group="10.0.0.1")
+        elsewhere = asyncio.create_task(lane.run(os.getpid, owner="cy", group="10.0.0.2"))
+        ungrouped = asyncio.create_task(lane.run(os.getpid, owner="di"))
+        gate.open()
+        pids = await asyncio.wait_for(asyncio.gather(*held, elsewhere, ungrouped), 60)
+        assert all(pid != os.getpid() for pid in pids)
+        assert await asyncio.wait_for(lane.run(os.getpid, owner="cy", group="10.0.0.1"), 60) != os.getpid()
+    finally:
+        lane.close()

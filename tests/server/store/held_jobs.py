@@ -58,5 +58,5 @@ class HeldOffload(Offload):
         super().__init__(**kwargs)
         self.gate = gate
 
-    async def run(self, fn: Callable[..., T], *args: Any, owner: str | None = None) -> T:
-        return await super().run(held, str(self.gate.path), fn, *args, owner=owner)
+    async def run(self, fn: Callable[..., T], *args: Any, owner: str | None = None, group: str | None = None) -> T:
+        return await super().run(held, str(self.gate.path), fn, *args, owner=owner, group=group)

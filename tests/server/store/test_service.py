@@ -26,7 +26,12 @@ from server.store.cache import RoomCache
 from server.store.committer import Retention
 from server.store.keys import CLOCKS, clock_key, log_key, state_key
 from server.store.offload import Offload
-from server.store.service import BOARD_QUEUE, RoomRefused, RoomService
+from server.store.service import (
+    BOARD_QUEUE,
+    BOARDS_PER_SOURCE,
+    RoomRefused,
+    RoomService,
+)
 from server.store.slots import is_shard_slot, slot_of
 from server.store.store import Store
 from tests.conftest import app_settings
@@ -440,8 +445,41 @@ async def test_a_first_click_beyond_the_board_queue_is_refused_as_busy_and_chang
         assert again.version == late.version + 1 and again.game.mines is not None
 
 
+async def test_an_address_s_first_clicks_beyond_its_share_of_the_board_lane_are_refused_as_busy(
+        redis_url: str, tmp_path: Path) -> None:
+    """Many guests of one address: one board each is not a bound (an outside probe's 20 guests of
+    one address made another player's first click wait seconds). Beyond ``most_per_group`` boards
+    of one ``source`` in flight, the next first click from it is refused at once (``busy``), its
+    room unchanged; another address's is queued as before; once the boards are made it works."""
+    gate = Gate(tmp_path)
+    boards = HeldOffload(gate, most_per_group=1)
+    async with lanes(redis_url, boards) as (rooms, _):
+        players = [someone(n) for n in ("Ann", "Bo", "Cy")]
+        made = [await rooms.create(no_guess_expert(seed), (p,)) for seed, p in enumerate(players)]
+        first = asyncio.create_task(rooms.play(made[0].id, players[0], Reveal((8, 15)), made[0].version, source="a"))
+        await gate.until_started()
+        with pytest.raises(RoomRefused) as e:
+            await asyncio.wait_for(rooms.play(made[1].id, players[1], Reveal((8, 15)), made[1].version, source="a"), 30)
+        assert e.value.code is Refused.BUSY and e.value.room is not None and e.value.room.version == made[1].version
+        stored = await rooms.load(made[1].id)
+        assert stored.version == made[1].version and stored.game.mines is None and stored.game.log == []
+        other = asyncio.create_task(rooms.play(made[2].id, players[2], Reveal((8, 15)), made[2].version, source="b"))
+        for _ in range(POLLS):
+            if boards.waiting == 1:
+                break
+            await asyncio.sleep(0.05)
+        assert boards.waiting == 1  # the other address's board is queued, not refused
+        gate.open()
+        done = await asyncio.wait_for(asyncio.gather(first, other), 60)
+        assert [r.version for r in done] == [made[0].version + 1, made[2].version + 1]
+        again = await asyncio.wait_for(rooms.play(made[1].id, players[1], Reveal((8, 15)), made[1].version,
+                                                  source="a"), 60)
+        assert again.version == made[1].version + 1 and again.game.mines is not None
+
+
 def test_the_app_gives_boards_and_answers_a_worker_each(parts: Parts) -> None:
     """As the app builds the room service (``Parts.build``): two lanes, the boards' queue bounded."""
     rooms = parts.rooms
     assert rooms.boards is not rooms.answers and rooms.answers is not rooms.analyses.offload
     assert rooms.boards.most_waiting == app_settings().board_queue == BOARD_QUEUE and rooms.answers.most_waiting is None
+    assert rooms.boards.most_per_group == BOARDS_PER_SOURCE and rooms.answers.most_per_group is None
