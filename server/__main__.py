@@ -20,6 +20,7 @@ import uvicorn
 from . import logs
 from .config import Settings
 from .embedded_redis import EmbeddedRedis
+from .request_timeout import RequestTimeoutProtocol
 
 GRACE_S = 5
 """Seconds uvicorn waits for connections and handlers after SIGTERM before cancelling them."""
@@ -75,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
             ws_per_message_deflate=settings.ws_deflate,
             ws_ping_timeout=settings.ws_ping_timeout_s,
             timeout_graceful_shutdown=GRACE_S,
+            # a request must be read within MINEDUEL_REQUEST_TIMEOUT_S (slow clients hold no connection)
+            http=RequestTimeoutProtocol,
             # forwarded headers are read by the app, and only with MINEDUEL_TRUSTED_PROXY (server/guard.py)
             proxy_headers=False,
         )

@@ -111,6 +111,10 @@ class Settings:
     heartbeat_s: float = 1.0
     """Browser edge heartbeat period ("connection lost" notice, clocks); 0 = off. The msgpack
     edge relies on websocket pings."""
+    request_timeout_s: float = 10.0
+    """Each HTTP request must be read (head and body) within this many seconds of its first byte,
+    or of its connection's opening; else 408 and the connection is closed (server/request_timeout.py);
+    0 = no limit."""
     ws_deflate: bool = False
     """permessage-deflate on websockets: smaller frames, more CPU and latency per frame."""
     lean_redis: bool = True
@@ -187,6 +191,7 @@ class Settings:
             gc_check_s=float(e.get("MINEDUEL_GC_CHECK_S", "60" if bypasses else "0")),
             gc_full_s=float(e.get("MINEDUEL_GC_FULL_S", "600")),
             heartbeat_s=float(e.get("MINEDUEL_HEARTBEAT_S", "1")),
+            request_timeout_s=float(e.get("MINEDUEL_REQUEST_TIMEOUT_S", "10")),
             ws_deflate=_bool(e.get("MINEDUEL_WS_DEFLATE"), False),
             lean_redis=_bool(e.get("MINEDUEL_LEAN_REDIS"), bypasses),
             inline_send=_bool(e.get("MINEDUEL_INLINE_SEND"), bypasses),
