@@ -63,7 +63,8 @@ async def player_page(request: Request) -> Response:
     return render_page(
         request, "player.html", me, player_id=player_id, name=name, own=own,
         ratings=rating_looks(ratings, histories, HISTORY_SHOWN),
-        ongoing=[game_row(e, now) for e in ongoing], finished=[game_row(e, now) for e in finished],
+        ongoing=[game_row(e, now, None if own else name) for e in ongoing],
+        finished=[game_row(e, now, None if own else name) for e in finished],
         clocks=CLOCK_CHOICES, default_clock=CHALLENGE_CLOCK,
     )
 

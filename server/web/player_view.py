@@ -70,8 +70,10 @@ class GameRow:
         return f"/g/{self.id}"
 
 
-def game_row(entry: dict[str, Any], now_ms: int) -> GameRow:
-    """A :func:`server.core.summary.for_player` entry as a list row."""
+def game_row(entry: dict[str, Any], now_ms: int, owner: str | None = None) -> GameRow:
+    """A :func:`server.core.summary.for_player` entry as a list row, for its player (``owner``
+    ``None``: "Your turn", "Play") or for somebody else looking at ``owner``'s page: whose turn
+    by name, and no "Play" (an outside probe saw "Your turn · Play" on another player's page)."""
     opponent = entry.get("opponent")
     seat = entry.get("seat")
     scores = entry.get("scores")
@@ -93,18 +95,23 @@ def game_row(entry: dict[str, Any], now_ms: int) -> GameRow:
         text = _("Waiting for an opponent")
     else:
         due = entry.get("due_ms")
-        if entry.get("your_turn"):
+        span = {"span": duration_text(due - now_ms)} if due is not None else None
+        if owner is not None:
+            mover = display_name(owner) if entry.get("your_turn") else display_name(opponent["name"]) if opponent else ""
+            text = _("%(name)s to move") % {"name": mover}
+            when = _("%(span)s left for the move") % span if span else ""
+        elif entry.get("your_turn"):
             text = _("Your turn")
-            when = _("move within %(span)s") % {"span": duration_text(due - now_ms)} if due is not None else ""
+            when = _("move within %(span)s") % span if span else ""
         else:
             text = _("Their turn")
-            when = _("they have %(span)s") % {"span": duration_text(due - now_ms)} if due is not None else ""
+            when = _("they have %(span)s") % span if span else ""
     return GameRow(
         id=entry["id"],
         opponent=display_name(opponent["name"]) if opponent else _("(open seat)"),
         opponent_href=f"/p/{opponent['id']}" if opponent and not opponent["id"].startswith("@") else None,
         status=status,
-        your_turn=bool(entry.get("your_turn")),
+        your_turn=owner is None and bool(entry.get("your_turn")),
         result=result,
         result_text=text,
         score=score,

@@ -148,6 +148,11 @@ async def test_my_games_lists_the_games_where_it_is_my_turn_first(api: Api, web_
     # Cleo's list shows the same game as Anna's turn
     html = (await page(web_server, "/me", cleo)).text
     assert "Their turn" in section(html, f"game-{mine['id']}")
+    # Anna's page, seen by Cleo or by nobody signed in: whose turn by name, no "Play"
+    for visitor in (cleo, None):
+        row = section((await page(web_server, f"/p/{anna.id}", visitor)).text, f"game-{mine['id']}")
+        assert f"{anna.name} to move" in row and "Your turn" not in row and "your-turn" not in row
+        assert f'id="open-{mine["id"]}">Open<' in row
 
 
 async def test_the_ratings_page_lists_established_players_best_first(web_server: LiveServer, redis_url: str) -> None:

@@ -60,6 +60,17 @@ def test_a_game_row_says_whose_turn_and_how_long_they_have() -> None:
     assert not other.your_turn and other.result_text == "Their turn" and other.when == "they have 1 d 23 h"
 
 
+def test_a_row_on_somebody_else_s_page_names_whose_turn_it_is() -> None:
+    """A visitor of Anna's page is not Anna: no "Your turn", no "Play", the mover by name."""
+    room = step(rated_room((ANNA, None), Clock.correspondence(3)), BEN, Join(), T0)
+    mine, theirs = for_player(summary_of(room), "gA"), for_player(summary_of(room), "gB")
+    seen = game_row(mine, T0 + DAY_MS, owner="Anna")
+    assert not seen.your_turn and seen.result_text == "Anna to move" and seen.when == "2 d left for the move"
+    assert seen.opponent == "Ben"
+    on_bens = game_row(theirs, T0 + DAY_MS, owner="Ben")
+    assert not on_bens.your_turn and on_bens.result_text == "Anna to move"
+
+
 def test_a_finished_row_has_the_result_the_score_first_and_how_it_ended() -> None:
     room = step(rated_room(), ANNA, Play(Explore((0, 0))), T0 + 1000)
     over = step(room, BEN, Play(Resign()), T0 + 2000)
