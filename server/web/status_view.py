@@ -27,12 +27,14 @@ from .view_model import (
 
 def outcome_text(outcome: Outcome, scores: Sequence[int], names: Sequence[str | None], viewer: int,
                  leaver: int | None = None) -> str:
-    """The result line, read from the reader's side: a player's own score comes first ("you
-    win, 12 : −64"); spectators read the seats in order. ``leaver``: the seat that left a game
-    claimed as abandoned (:func:`leaver_of`; a win's claim names it too, a draw's does not)."""
-    a, b = (scores[viewer], scores[1 - viewer]) if viewer in (0, 1) else scores
-    score = score_pair_text(a, b)
+    """The result line, read from the reader's side: who won and the score, the winner's first
+    ("you win, 12 : −64"; "Anna wins, 1 : 2" to the player who resigned with 2: the reader's own
+    first read as Anna's score, an outside probe found), a draw's from the reader's side
+    (spectators: the seats in order). ``leaver``: the seat that left a game claimed as
+    abandoned (:func:`leaver_of`; a win's claim names it too, a draw's does not)."""
     winner = outcome.winner
+    first = winner if winner is not None else viewer if viewer in (0, 1) else 0
+    score = score_pair_text(scores[first], scores[1 - first])
 
     if outcome.termination == RESIGNATION and winner is not None:
         loser = 1 - winner

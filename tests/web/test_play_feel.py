@@ -40,14 +40,14 @@ def test_a_wait_for_their_move_notice_goes_when_they_move(browser, web_server: L
         ben.page.wait_for_selector("#status.your-turn")
         expect(ben.page.locator("#notice")).to_have_text("")  # it held no longer: gone, and hidden
         expect(ben.page.locator("#notice")).to_be_hidden()
-        # Ben resigns: each reads the result with their own score first
+        # Ben resigns: each reads the result with the winner's score first
         ben.page.click("#resign")
         ben.page.click("#resign-yes")
         expect(anna.page.locator("#status")).to_contain_text("you win")
         expect(ben.page.locator("#status")).to_contain_text("You resigned")
         mine, theirs = ben.page.inner_text("#score-1").strip(), ben.page.inner_text("#score-0").strip()
         assert mine != theirs  # Anna scored with her move, Ben did not
-        assert ben.page.inner_text("#status").endswith(f"wins, {mine}\u00a0:\u00a0{theirs}")  # Ben's first
+        assert ben.page.inner_text("#status").endswith(f"wins, {theirs}\u00a0:\u00a0{mine}")  # Anna's first
     finally:
         anna.close()
         ben.close()

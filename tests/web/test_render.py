@@ -80,7 +80,7 @@ def test_a_game_left_reads_from_each_side() -> None:
     left = Outcome(ABANDONED, 0)
     names = ("Anna", "Ben")
     assert outcome_text(left, (3, 1), names, 0) == "Opponent left \u2014 you win, 3\u00a0:\u00a01"
-    assert outcome_text(left, (3, 1), names, 1) == "You left \u2014 Anna wins, 1\u00a0:\u00a03"
+    assert outcome_text(left, (3, 1), names, 1) == "You left \u2014 Anna wins, 3\u00a0:\u00a01"
     assert outcome_text(left, (3, 1), names, SPECTATOR) == "Ben left \u2014 Anna wins, 3\u00a0:\u00a01"
     assert outcome_text(Outcome(ABANDONED, None), (3, 1), names, SPECTATOR).startswith("A player left \u2014 a draw")
     drawn = Outcome(ABANDONED, None)  # Anna claimed a draw: Ben left (the claim's seat says so)
@@ -370,7 +370,7 @@ def test_the_abort_button_and_the_claim_area(codec: HtmlCodec) -> None:
     assert left is not None and left.wait_s == (LEAVE_GRACE_MS - AWAY_GRACE_MS) // 1000
 
 
-def test_the_result_line_puts_the_readers_score_first() -> None:
+def test_the_result_line_puts_the_winners_score_first_and_a_draws_from_the_readers_side() -> None:
     from engine import Outcome
     from engine.events import ALL_MINES, RESIGNATION
     from server.web.status_view import outcome_text
@@ -378,11 +378,14 @@ def test_the_result_line_puts_the_readers_score_first() -> None:
     names = ("Anna", "Ben")
     won = Outcome(ALL_MINES, 1)
     assert outcome_text(won, (-64, 12), names, 1).endswith("you win, 12\u00a0:\u00a0\u221264")
-    assert outcome_text(won, (-64, 12), names, 0).endswith("Ben wins, \u221264\u00a0:\u00a012")
-    assert outcome_text(won, (-64, 12), names, SPECTATOR).endswith("Ben wins, \u221264\u00a0:\u00a012")
+    assert outcome_text(won, (-64, 12), names, 0).endswith("Ben wins, 12\u00a0:\u00a0\u221264")
+    assert outcome_text(won, (-64, 12), names, SPECTATOR).endswith("Ben wins, 12\u00a0:\u00a0\u221264")
     resigned = Outcome(RESIGNATION, 0)
     assert outcome_text(resigned, (3, 9), names, 0) == "Ben resigned \u2014 you win, 3\u00a0:\u00a09"
-    assert outcome_text(resigned, (3, 9), names, 1) == "You resigned \u2014 Anna wins, 9\u00a0:\u00a03"
+    assert outcome_text(resigned, (3, 9), names, 1) == "You resigned \u2014 Anna wins, 3\u00a0:\u00a09"
+    drawn = Outcome(ALL_MINES, None)  # (a draw on points under a ruleset that counts them so)
+    assert outcome_text(drawn, (4, 6), names, 1).endswith("a draw, 6\u00a0:\u00a04")
+    assert outcome_text(drawn, (4, 6), names, SPECTATOR).endswith("a draw, 4\u00a0:\u00a06")
 
 
 def test_the_board_tells_its_keys_and_the_timer_its_seconds(codec: HtmlCodec) -> None:
