@@ -59,7 +59,12 @@ def somebody_at_the_board(room: Room, away_since: tuple[int | None, ...], ever: 
 
 def creator_here(room: Room, away_since: tuple[int | None, ...], ever: tuple[bool, bool], now_ms: int) -> bool:
     """An open challenge is listed while its creator is at its page: connected, gone less than
-    :data:`GONE_GRACE_MS` (a reload), or not yet come :data:`NEVER_CAME_MS` after making it."""
+    :data:`GONE_GRACE_MS` (a reload), or not yet come :data:`NEVER_CAME_MS` after making it. A
+    correspondence challenge (days per move) is listed as long as it waits: its creator posts it
+    and comes back days later, as every move of such a game is made (an outside probe saw one
+    vanish 15 s after its creator closed the page)."""
+    if room.clock is not None and room.clock.per_move:
+        return True
     seat = next(i for i, p in enumerate(room.players) if p is not None)
     if not ever[seat]:
         return now_ms - room.created_ms < NEVER_CAME_MS

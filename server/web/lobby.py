@@ -46,6 +46,8 @@ from .view_model import player_names, score_pair_text
 SCAN = 100
 """Listed rooms read per round trip (their states, then their presence hashes)."""
 LIVE_ROWS = 20
+CHALLENGE_ROWS = 40
+"""Open challenges shown, the newest first (correspondence challenges stay listed for days)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +114,7 @@ async def read_lobby(state: Any, online: int, now_ms: int, *, chunk: int = SCAN,
                 playing += 1
                 if len(live) < LIVE_ROWS:
                     live.append((room, attendance.spectators))
-            else:
+            elif len(challenges) < CHALLENGE_ROWS:
                 challenges.append(room)
     ratings = await _ratings(state, [room for room, _ in live] + challenges)
     if stale or left:

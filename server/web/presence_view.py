@@ -18,13 +18,19 @@ from .view_model import display_name
 def away_text(room: Room, attendance: Attendance, now_ms: int) -> str:
     """Who of the players has left a game being played (the same for every viewer): away for
     :data:`AWAY_GRACE_MS` at least (a reload is no leaving). The claim area beside it says only
-    what may be done about it, not who left again."""
+    what may be done about it, not who left again. In correspondence nobody "leaves": the
+    note says who is not here (the clock decides, and nothing may be claimed)."""
     if room.status is not Status.PLAYING:
         return ""
     gone = [display_name(p.name) for p, since in zip(room.players, people_away(room, attendance.away_since), strict=False)
             if p is not None and since is not None and now_ms - since >= AWAY_GRACE_MS]
     if not gone:
         return ""
+    if room.clock is not None and room.clock.per_move:  # correspondence: being away is how it is played
+        if len(gone) == 1:
+            return _("%(name)s is not here right now.") % {"name": gone[0]}
+        return _("%(first)s and %(second)s are not here right now.") % {"first": ", ".join(gone[:-1]),
+                                                                         "second": gone[-1]}
     if len(gone) == 1:
         return _("%(name)s has left the game.") % {"name": gone[0]}
     return _("%(first)s and %(second)s have left the game.") % {"first": ", ".join(gone[:-1]), "second": gone[-1]}

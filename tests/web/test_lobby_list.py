@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from engine import SPECTATOR, Resign
+from engine.clock import Clock
 from server.app import Parts
 from server.core.commands import Play
 from server.core.computer import computer
@@ -21,6 +22,7 @@ from server.edge import new_game
 from server.edge.outbox import Outbox
 from server.embedded_redis import EmbeddedRedis
 from server.store.store import LOBBY_MAX_AGE_MS
+from server.web import lobby
 from server.web.lobby import Lobby, _unlist, read_lobby
 from tests.conftest import app_settings
 from tests.server.store.conftest import running_parts
@@ -52,9 +54,11 @@ def person(name: str) -> Player:
     return Player(f"g{name}{_made}", name)
 
 
-async def listed_game(parts: Parts, players: tuple[Player | None, ...], listed: bool = True) -> Room:
-    """An untimed duel (no first-move abort to race with) put on the lobby's list as every route does."""
-    room = await parts.rooms.create(new_game.duel("brettspielnetz", 6), players, None, listed=listed)
+async def listed_game(parts: Parts, players: tuple[Player | None, ...], listed: bool = True,
+                      clock: Clock | None = None) -> Room:
+    """A duel (untimed unless ``clock``: no first-move abort to race with) put on the lobby's list
+    as every route does."""
+    room = await parts.rooms.create(new_game.duel("brettspielnetz", 6), players, clock, listed=listed)
     await parts.rooms.aftermath.list(room)
     return room
 
@@ -178,6 +182,25 @@ async def test_a_challenge_its_creator_left_comes_back_when_they_do(parts: Parts
 
     await connect(parts, room, c)
     assert [row.id for row in (await read(parts)).challenges] == [room.id]
+
+
+async def test_a_correspondence_challenge_stays_listed_when_its_creator_leaves(parts: Parts) -> None:
+    c = person("C")
+    posted = await listed_game(parts, (None, c), clock=Clock.correspondence(3))
+    await parts.hub.detach(posted.id, await connect(parts, posted, c))
+    await away(parts, posted, (1,))
+    assert [row.id for row in (await read(parts)).challenges] == [posted.id]  # an hour later, still there
+    assert posted.id in await listed(parts)
+
+
+async def test_the_newest_challenges_are_shown_up_to_the_rows_bound(parts: Parts, monkeypatch) -> None:
+    monkeypatch.setattr(lobby, "CHALLENGE_ROWS", 2)
+    posted = []
+    for _ in range(3):
+        posted.append(await listed_game(parts, (None, person("C")), clock=Clock.correspondence(1)))
+        await asyncio.sleep(0.005)  # (listed by creation time, to the ms)
+    shown = [row.id for row in (await read(parts)).challenges]
+    assert len(shown) == 2 and posted[0].id not in shown
 
 
 async def test_a_room_unlisted_as_its_player_comes_back_is_put_back_by_the_read(parts: Parts) -> None:

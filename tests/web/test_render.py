@@ -245,6 +245,9 @@ def test_presence_heartbeat_and_clocks(codec: HtmlCodec) -> None:
     gone = Attendance(0, (None, 1_000))
     assert "has left" not in away_text(new_room(), gone, 1_000 + AWAY_GRACE_MS - 1)  # a reload is no leaving
     assert f"{BEN.name} has left the game." in codec.away(away_text(new_room(), gone, 1_000 + AWAY_GRACE_MS))
+    letters = new_room(clock=Clock.correspondence(3).start(0, now_ms=1_000))  # nobody "leaves" a game of days
+    assert away_text(letters, gone, 1_000 + AWAY_GRACE_MS) == f"{BEN.name} is not here right now."
+    assert away_text(letters, Attendance(0, (1_000, 1_000)), 10**9) == f"{ANNA.name} and {BEN.name} are not here right now."
     later = 1_000 + AWAY_GRACE_MS
     look = claim_look(new_room(), 0, gone, later)
     assert look is not None and "has left" not in codec.claim(look)  # who left is the away note's to say, once

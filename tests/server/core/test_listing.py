@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from engine import Classic, Duel, Resign
+from engine.clock import Clock
 from server.core.commands import Play
 from server.core.computer import computer
 from server.core.decide import LEAVE_GRACE_MS, decide, open_room
@@ -57,6 +58,16 @@ def test_a_challenge_is_listed_while_its_creator_is_at_its_page() -> None:
     assert not creator_here(challenge, (None, T - GONE_GRACE_MS), (False, True), T)  # the tab closed
     assert creator_here(challenge, (None, None), (False, False), T0 + NEVER_CAME_MS - 1)  # the page opening
     assert not creator_here(challenge, (None, None), (False, False), T0 + NEVER_CAME_MS)
+
+
+def test_a_correspondence_challenge_is_listed_while_it_waits_whoever_is_there() -> None:
+    """Days per move: its creator comes back days later; listed until taken or cancelled."""
+    posted = open_room("r2", Duel.new(random.Random(1)), (None, BEN), Clock.correspondence(3), T0).room
+    assert creator_here(posted, (None, T0 + 1_000), (False, True), T)  # the page closed long ago
+    assert creator_here(posted, (None, None), (False, False), T)  # never opened
+    assert worth_listing(posted, (None, T0 + 1_000), (False, True), T)
+    live = open_room("r3", Duel.new(random.Random(1)), (None, BEN), Clock.new(180_000, 2_000), T0).room
+    assert not creator_here(live, (None, T0 + 1_000), (False, True), T)
 
 
 def test_worth_listing_asks_the_rule_of_the_room_s_phase() -> None:
