@@ -154,6 +154,8 @@ def _join(room: Room, actor: Player | None, now_ms: int) -> Decision:
     if room.seat_of(actor) is not None:
         return Unchanged(room)
     seat = open_seat(room.players)
+    if room.status is Status.OVER and seat is not None:  # a challenge called off (its seat never taken)
+        return Refusal(Refused.GAME_OVER, "the challenge was called off", room)
     if room.status is not Status.WAITING or seat is None:
         return Refusal(Refused.ROOM_FULL, "both seats are taken" if len(room.players) == 2
                        else "a classic game has one player", room)

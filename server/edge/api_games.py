@@ -50,7 +50,7 @@ async def create_game(request: Request) -> JSONResponse:
     if not isinstance(ruleset, str):
         raise ApiError(400, "bad_field", "\"ruleset\" must be a string")
     if ruleset not in RULESETS:
-        raise ApiError(400, "bad_request", f"unknown ruleset; use one of {sorted(RULESETS)}")
+        raise ApiError(400, "bad_field", f"unknown ruleset; use one of {sorted(RULESETS)}")
     seat = body.get("seat", "random")
     if not (seat == "random" or (type(seat) is int and seat in (0, 1))):
         raise ApiError(400, "bad_field", "\"seat\" must be \"random\", 0 or 1")

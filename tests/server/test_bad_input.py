@@ -150,7 +150,7 @@ async def test_http_errors(api, live_server):
     with pytest.raises(ApiError) as e:
         await api.create_game("", seat=0)
     assert e.value.status == 401
-    for body, code in [({"ruleset": "chess"}, "bad_request"), ({"seat": 2}, "bad_field"),
+    for body, code in [({"ruleset": "chess"}, "bad_field"), ({"seat": 2}, "bad_field"),
                        ({"clock": {"initial": -1}}, "bad_field"), ({"clock": "fast"}, "bad_field"),
                        ({"seed": "x"}, "bad_field")]:
         with pytest.raises(ApiError) as e:
@@ -162,10 +162,15 @@ async def test_http_errors(api, live_server):
     with pytest.raises(ApiError) as e:
         await api.game("nope")
     assert e.value.status == 404
-    game_id, _a, _b = await seated_game(api, 1)
+    game_id, _a, other = await seated_game(api, 1)
     with pytest.raises(ApiError) as e:
         await api.join(anna.token, game_id)
     assert e.value.status == 409 and e.value.code == "room_full"
+    called_off = await api.create_game(anna.token, seat=0)
+    await api.request("POST", f"/api/v1/games/{called_off['id']}/abort", anna.token, {})
+    with pytest.raises(ApiError) as e:
+        await api.join(other.token, called_off["id"])
+    assert e.value.status == 409 and e.value.code == "game_over", e.value.message  # not "both seats are taken"
 
 
 async def test_seed_is_refused_when_test_hooks_are_off(start_server):

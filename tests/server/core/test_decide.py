@@ -114,6 +114,9 @@ def test_a_challenge_called_off_before_anybody_sat_down_has_no_rematch() -> None
     called_off = committed(decide(waiting(), ANNA, Play(Abort()), None, T0))
     assert called_off.status is Status.OVER
     assert "nobody" in refused(called_off, ANNA, OfferRematch(), None, T0, Refused.NOT_PLAYING).message
+    # taking its empty seat: the game is over, not full (its seat was never taken)
+    assert refused(called_off, BEN, Join(), None, T0, Refused.GAME_OVER).message == "the challenge was called off"
+    assert decide(called_off, ANNA, Join(), None, T0) == Unchanged(called_off)  # its creator: seated already
 
 
 def test_joining_twice_changes_nothing_and_a_full_room_refuses() -> None:
