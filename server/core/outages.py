@@ -11,8 +11,9 @@ is counted from :attr:`engine.clock.Clock.since_ms` in wall-clock time, so it ra
     so each instant is given back at most once, however many processes saw the outage; a
     flag that fell before the outage stays fallen; the waiting seat's time never changes.
 
-An :class:`Outage` is what a server process observed (``server.store.outage_log``): from its
-first failed store call to its first successful one again. The shell passes those it knows
+An :class:`Outage` is what a server process observed (``server.store.outage_log``): from the
+making of its first failed store call (not before the store last answered) to its first
+successful one again. The shell passes those it knows
 to :func:`~server.core.decide.decide`, which gives the time back (:func:`resumed`) before it
 decides anything else, so the first commit on a room after an outage — a move, a timeout
 check, or a ``Tick`` the hub sends each watched room when the store is back — carries the

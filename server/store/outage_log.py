@@ -1,8 +1,12 @@
 """When this process could not reach its store: the outages the room core gives clock time back for.
 
-An outage, as one process sees it, starts at its first failed store call (a command refused
-by a connection error, or the hub's pub/sub link dropping) and ends at its first successful
-one after that (a command answered, the pub/sub link back). Every process sweeps due clocks
+An outage, as one process sees it, starts when its first failed store call was made (a
+command refused by a connection error or timed out, or the hub's pub/sub link dropping), or at
+its last answered call if that came later, and ends at its first successful one after that (a
+command answered, the pub/sub link back). Why from the call's start and not its failure: a store
+that hangs answers nothing, and a call fails only when its timeout (5 s) runs out; counted from
+then, the first seconds of the hang were not given back, and a waiting player whose clock had
+started meanwhile lost them (an outside probe: 8 s clocks, an 11 s hang, a flag). Every process sweeps due clocks
 every ``MINEDUEL_SWEEP_INTERVAL_S`` (0.1 s), so a live process notices an outage and its end
 within that, whether or not anybody plays there. The intervals are handed to
 :func:`server.core.decide.decide` (:meth:`OutageLog.outages`), which gives the running clocks'
@@ -37,12 +41,14 @@ def wall_ms() -> int:
 class OutageLog:
     """This process's store outages: :meth:`lost` on a failure, :meth:`back` on a success."""
 
-    __slots__ = ("_now_ms", "_since", "_past")
+    __slots__ = ("_now_ms", "_since", "_answered", "_past")
 
     def __init__(self, now_ms: Callable[[], int] = wall_ms, keep: int = KEEP) -> None:
         self._now_ms = now_ms
         self._since: int | None = None
         """When the outage going on now started (``None``: none is)."""
+        self._answered = 0
+        """When the store last answered (ms): no outage starts before it."""
         self._past: deque[Outage] = deque(maxlen=keep)
 
     @property
@@ -50,25 +56,30 @@ class OutageLog:
         """An outage is going on (the last store call failed)."""
         return self._since is not None
 
-    def lost(self) -> None:
-        """A store call failed for want of the store: an outage starts now, unless one is on."""
+    def lost(self, made_ms: int | None = None) -> None:
+        """A store call made at ``made_ms`` (``None``: now) failed for want of the store: an
+        outage starts then, or when the store last answered if that was later, unless one is on."""
         if self._since is None:
-            self._since = self._now_ms()
+            now = self._now_ms()
+            self._since = min(now, max(self._answered, now if made_ms is None else made_ms))
 
     def back(self) -> None:
         """A store call succeeded: the outage going on, if any, ends now."""
+        now = self._now_ms()
+        self._answered = max(self._answered, now)
         if self._since is not None:
-            self._past.append(Outage(self._since, max(self._since, self._now_ms())))
+            self._past.append(Outage(self._since, max(self._since, now)))
             self._since = None
 
     async def reaching(self, call: Awaitable[T]) -> T:
         """Await a store call, noting whether the store answered (:meth:`back`) or was away
-        (:meth:`lost`; any other failure says nothing of the store)."""
+        (:meth:`lost`, from when the call was made; any other failure says nothing of the store)."""
+        made = self._now_ms()
         try:
             result = await call
         except Exception as exc:
             if is_outage(exc):
-                self.lost()
+                self.lost(made)
             raise
         self.back()
         return result

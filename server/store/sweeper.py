@@ -24,7 +24,6 @@ from ..core.commands import Refused, Tick
 from ..core.due import next_due
 from ..core.room import Status
 from ..logs import event
-from ..outage import is_outage
 from .aftermath import SETTLE_GRACE_MS
 from .service import RoomRefused, RoomService
 
@@ -35,13 +34,8 @@ async def sweep_once(rooms: RoomService, limit: int = 100) -> int:
     """Act on every due room (at most ``limit``); returns how many ended."""
     ended = 0
     store = rooms.store
-    try:
-        due = await store.due_clocks(rooms.now_ms(), limit)
-    except Exception as exc:
-        if is_outage(exc):
-            rooms.outages.lost()  # the store is away: clocks will get this time back
-        raise
-    rooms.outages.back()  # the store answers: an outage it was in ends
+    # the store away: clocks get this time back (from when this read was made); answering: it ends
+    due = await rooms.outages.reaching(store.due_clocks(rooms.now_ms(), limit))
     for room_id, due_ms in due:
         try:
             room = await rooms.act(room_id, None, Tick())
