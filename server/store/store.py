@@ -15,6 +15,7 @@ commit also waits for ``WAITAOF 1 0``, sent right behind the script on the same 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from collections.abc import Sequence
@@ -48,6 +49,8 @@ from .resp import ScriptCall
 log = logging.getLogger("mineduel.store")
 
 PRESENCE_KEEP_S = 86_400
+PING_TIMEOUT_S = 2.0
+"""How long ``/healthz`` waits for the store's answer."""
 LOBBY_KEEP = 500
 LOBBY_MAX_AGE_MS = 7 * 24 * 3600 * 1000
 """A room's presence hash (and when each seat left) outlives its last connection this long."""
@@ -97,9 +100,11 @@ class Store:
         await self.link.aclose()
         await self.redis.aclose()
 
-    async def ping(self) -> bool:
+    async def ping(self, timeout_s: float = PING_TIMEOUT_S) -> bool:
+        """Whether the store answers within ``timeout_s`` (``/healthz``: a load balancer's health
+        check waits a few seconds at most; a hung store made it wait the client's 5 s)."""
         try:
-            return bool(await self.redis.ping())
+            return bool(await asyncio.wait_for(self.redis.ping(), timeout_s))
         except Exception:
             return False
 
