@@ -103,7 +103,8 @@ class Parts:
                              live_ms=round(settings.pairing_live_s * 1000))
         # its own pub/sub link: pairing announcements never wait behind room traffic (or the hub)
         pairing = Pairing(pools, open_pubsub(url, lean=settings.lean_redis), functools.partial(new_game.pool_game, rooms),
-                          functools.partial(rating_in, ratings), metrics, tick_s=settings.pairing_tick_s)
+                          functools.partial(rating_in, ratings), metrics, tick_s=settings.pairing_tick_s,
+                          seen=functools.partial(new_game.pool_game_seen, rooms))
         return cls(store, cache, rooms, hub, ratings, games, pairing)
 
 

@@ -15,7 +15,8 @@ from engine.classic import most_mines
 from ..core.commands import Refused
 from ..core.computer import computer
 from ..core.pools import Pool, pool_clock
-from ..core.room import Player, Room
+from ..core.room import Player, Room, Status
+from ..store.presence import attendance_of
 from ..store.service import RoomRefused, RoomService
 
 
@@ -60,6 +61,21 @@ async def pool_game(rooms: RoomService, pool: Pool, players: tuple[Player, Playe
         return False
     await rooms.aftermath.list(room)
     return True
+
+
+async def pool_game_seen(rooms: RoomService, room_id: str, seat: int) -> bool:
+    """Whether the player in ``seat`` of a quick pairing's game has seen it (the matchmaker's
+    ``seen``): it is over or gone, that seat has moved in it, or has had a connection to it."""
+    try:
+        room = await rooms.latest(room_id)
+    except RoomRefused as exc:
+        if exc.code is Refused.UNKNOWN_ROOM:
+            return True  # expired: nothing to hand
+        raise
+    if room.status is Status.OVER or any(mover == seat for mover, _ in getattr(room.game, "log", ())):
+        return True
+    fields = await rooms.store.attendance_fields([room_id])
+    return attendance_of(fields[0])[1][seat]
 
 
 COMPUTER_INSTEAD = 2

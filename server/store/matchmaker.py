@@ -70,6 +70,13 @@ MakeGame = Callable[[Pool, tuple[Player, Player], str], Awaitable[bool]]
 the players seated; True if this call opened it, False if it was open already."""
 RatingOf = Callable[[str, str], Awaitable[float]]
 """``rating_of(player_id, category)``: the player's rating in a rating category."""
+SeenGame = Callable[[str, int], Awaitable[bool]]
+"""``seen(room_id, seat)``: whether the player in ``seat`` has seen the pair's game already (it
+is over, or they opened it or moved in it): a pair never taken is then taken, not handed again."""
+
+
+async def _unseen(_room_id: str, _seat: int) -> bool:
+    return False
 
 GRACE_MS = 3_000
 
@@ -79,11 +86,12 @@ class Pairing:
 
     def __init__(self, store: PairingStore, pubsub: PubSub, make_game: MakeGame, rating_of: RatingOf,
                  metrics: Metrics, *, tick_s: float = 1.0, grace_ms: int = GRACE_MS,
-                 now_ms: Callable[[], int] = wall_ms) -> None:
+                 now_ms: Callable[[], int] = wall_ms, seen: SeenGame = _unseen) -> None:
         self.store = store
         self.channel = PairingChannel(pubsub, store.channel, metrics, self._on_message, self._relinked)
         self.make_game = make_game
         self.rating_of = rating_of
+        self.seen = seen
         self.metrics = metrics
         self.tick_s = tick_s
         self.grace_ms = grace_ms
@@ -140,6 +148,8 @@ class Pairing:
         self.stats["pairing_seeks"] += 1
         try:
             reply = await self.store.seek(ticket, ticket.joined_ms)
+            if reply.answer is Answer.HANDED and reply.pair is not None and await self._seen(reply.pair, player):
+                reply = await self.store.seek(ticket, ticket.joined_ms)  # that pair taken: seek afresh
             if reply.answer is Answer.ALREADY_SEEKING:
                 raise AlreadySeeking("you are seeking already: one seek at a time")
             if reply.pair is not None:  # formed by this call, or handed from an earlier seek
@@ -217,6 +227,23 @@ class Pairing:
         reply = await self.store.end(ticket, take=False)
         if reply.pair is not None:
             await self._room_ready(reply.pair)
+
+    async def _seen(self, pair: Pair, player: Player) -> bool:
+        """Whether ``player`` has seen the game of ``pair``, a pair handed to a new seek because
+        it was never taken: then it is taken now (True). Why: the server takes a pair once its
+        answer reached a client still there; a one-shot client (it reads and closes at once) is
+        never seen to get it, and its every next seek within the pair's 30 s was answered with
+        the same game, also once that game was over (an outside probe resigned it and got it
+        back). A game its player opened, moved in or finished was seen whatever the request did."""
+        seat = next(i for i, p in enumerate(pair.players) if p.id == player.id)
+        try:
+            if not await self.seen(pair.room, seat):
+                return False
+            return await self.store.take(pair, player.id)
+        except Exception as exc:  # Redis away: hand it as before (the same game)
+            if not redis_down(self.metrics, "pairing_seen", exc, room=pair.room):
+                raise
+            return False
 
     async def _room_ready(self, pair: Pair) -> None:
         """Return once ``pair``'s room is open: its opener's work, or ours after the grace."""

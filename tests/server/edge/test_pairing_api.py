@@ -185,3 +185,37 @@ async def test_an_answer_that_arrived_is_taken_so_the_next_seek_starts_afresh(ap
     assert (await asyncio.wait_for(first, 10))["game"] == second["game"]
     assert await api.pair(anna.token, clock=BLITZ, wait_s=1) is None
     assert await api.pair(ben.token, clock=clock, wait_s=1) is None
+
+
+async def one_shot_pair(base_url: str, token: str, clock: dict[str, int]) -> dict[str, Any]:
+    """A seek by a client that reads its answer and closes at once (as ``curl`` does): the server
+    cannot see that the answer arrived, so it does not take the pair."""
+    import json
+    from urllib.parse import urlsplit
+
+    where = urlsplit(base_url)
+    reader, writer = await asyncio.open_connection(where.hostname, where.port)
+    body = json.dumps({"clock": clock, "wait_s": 20}).encode()
+    writer.write(b"POST /api/v1/pairing HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token.encode()
+                 + b"\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 20)
+    length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
+    answer = json.loads(await asyncio.wait_for(reader.readexactly(length), 10))
+    writer.close()
+    return answer
+
+
+async def test_a_game_its_player_finished_is_not_handed_to_their_next_seek(api: Api, pools: PairingStore,
+                                                                          live_server: Any) -> None:
+    """A one-shot client's pair is never taken by its answer; but once its player resigned that
+    game (or opened it, or moved in it) it was seen: the next seek is a seek of its own, not
+    the finished game again (an outside probe got it back for 30 s)."""
+    anna, ben = await two(api)
+    clock = {"initial": 600, "increment": 5}
+    first = asyncio.create_task(one_shot_pair(live_server.url, anna.token, clock))
+    await waiting(pools, "live-10+5/brettspielnetz/casual")
+    second = await api.pair(ben.token, clock=clock, wait_s=20)
+    answer = await asyncio.wait_for(first, 10)
+    assert answer["game"] == second["game"]
+    await api.resign(anna.token, answer["game"])
+    assert await api.pair(anna.token, clock=clock, wait_s=1) is None  # not the finished game

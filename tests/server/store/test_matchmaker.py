@@ -84,12 +84,17 @@ async def processes(redis_url: str) -> AsyncIterator[Start]:
     async def rating_of(player_id: str, category: str) -> float:
         return ratings.get(player_id, 1500.0)
 
-    async def start(deaf: bool = False, failures: int = 0, store: type[PairingStore] = PairingStore) -> Process:
+    async def start(deaf: bool = False, failures: int = 0, store: type[PairingStore] = PairingStore,
+                    seen: set[str] | None = None) -> Process:
         redis = aioredis.Redis.from_url(redis_url)
         games = Games(redis, failures)
         link = open_pubsub(redis_url)
+
+        async def seen_game(room_id: str, seat: int) -> bool:  # the rooms in ``seen``, by either seat
+            return seen is not None and room_id in seen
+
         pairing = Pairing(store(redis, tag=tag, window=Window(100, 25, 20_000)), Deaf(link) if deaf else link,
-                          games, rating_of, Metrics(), tick_s=0.1, grace_ms=GRACE_MS)
+                          games, rating_of, Metrics(), tick_s=0.1, grace_ms=GRACE_MS, seen=seen_game)
         await pairing.start()
         process = Process(pairing, games, redis)
         started.append(process)
@@ -336,3 +341,16 @@ async def test_a_pair_answered_to_a_client_that_left_waits_for_the_next_seek(pro
     assert await x.pairing.told(first) is False  # one pair, taken once
     assert await x.pairing.seek(anna, CASUAL, 0.2) is TIMED_OUT
     assert await y.pairing.seek(ben, CASUAL, 0.2) is TIMED_OUT  # Ben was told: afresh too
+
+
+async def test_a_pair_whose_game_was_seen_is_taken_not_handed_again(processes: Start) -> None:
+    """A one-shot client's answer is never seen to arrive (never told), but its player opened,
+    moved in or finished the game: the next seek takes that pair and seeks afresh, instead of
+    answering with the same game (over, by then, in an outside probe's run)."""
+    seen: set[str] = set()
+    x, y = await processes(seen=seen), await processes()
+    anna, _ben, first, _bens = await paired_across(x, y)
+    assert await x.pairing.seek(anna, CASUAL, 1) == first  # not seen yet: handed as before
+    seen.add(first.room_id)
+    assert await x.pairing.seek(anna, CASUAL, 0.2) is TIMED_OUT  # a fresh seek: nobody else there
+    assert await x.pairing.told(first) is False  # taken by that seek
