@@ -294,6 +294,13 @@ class Classic:
         """The one seat has moved (a classic game is not aborted, it is resigned)."""
         return bool(self.log)
 
+    @property
+    def started(self) -> bool:
+        """The first click that opens a cell has come: it placed the mines, and the timer runs
+        from it (RULES.md: "from the first click"; flags before it mark nothing, and an outside
+        probe's flag before the first reveal started the timer early)."""
+        return self.mines is not None
+
     def costly(self, move: Move) -> bool:
         """Applying ``move`` may take long (it draws a no-guess layout): the shell has
         :meth:`prepared` run off its event loop."""

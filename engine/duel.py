@@ -365,6 +365,11 @@ class Duel:
         # log entries tell
         return len(self.log) >= len(SEATS) and all(isinstance(m, (Explore, Mark)) for _, m in self.log[:len(SEATS)])
 
+    @property
+    def started(self) -> bool:
+        """The first move has been made (the Game protocol asks: a duel's time is its clock's)."""
+        return bool(self.log)
+
     def _play(self, seat: int, action: Action, cell: Cell) -> list[Event]:
         cell = self.geo.own(cell)  # the key of numbers or claims (Geometry.own says why)
         rules = self.rules

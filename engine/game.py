@@ -66,6 +66,13 @@ class Game(Protocol):
         ...
 
     @property
+    def started(self) -> bool:
+        """Whether play has begun: a game's time (the classic game's timer) runs from the move
+        that made this true. A duel: its first move; a classic game: its first click that opens
+        a cell (it places the mines; a flag before it marks nothing yet)."""
+        ...
+
+    @property
     def settings(self) -> dict[str, Any]:
         """The public choices the game was created with (a duel's ruleset, say)."""
         ...

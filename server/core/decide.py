@@ -217,7 +217,7 @@ def _apply(room: Room, seat: int, move: Move, now_ms: int) -> Decision:
         elif clock.running == seat and game.to_move != seat:
             clock = clock.press(seat, now_ms)
     new = room.evolve(version=room.version + 1, game=game, clock=clock, moved_ms=now_ms,
-                      started_ms=now_ms if room.started_ms is None else room.started_ms,
+                      started_ms=room.started_ms if room.started_ms is not None else now_ms if game.started else None,
                       ended_ms=now_ms if game.outcome is not None else None)
     return Commit(new, "move", (seat, *move_to_data(move)), tuple(events))
 

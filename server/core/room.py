@@ -73,7 +73,8 @@ class Room:
     rematch: str | None = None
     """Room id of the rematch both players agreed to after the end, or ``None``."""
     started_ms: int | None = None
-    """When the first move was committed (the classic game's timer starts with the first click)."""
+    """When the move that started the game was committed (``Game.started``: a duel's first move,
+    a classic game's first click that opens a cell; its timer runs from there)."""
     ended_ms: int | None = None
     """When the game ended."""
     rated: bool = False

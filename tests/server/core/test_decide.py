@@ -288,6 +288,20 @@ def test_nobody_left_before_both_seats_were_taken() -> None:
     assert claimed.game.outcome.termination == "abandoned" and claimed.game.outcome.winner == 0
 
 
+def test_a_classic_game_s_timer_starts_with_its_first_opening_click_not_a_flag_before_it() -> None:
+    room = open_room("s1", Classic.new(9, 9, 10, random.Random(3)), (ANNA,), None, T0).room
+    flagged = committed(decide(room, ANNA, Play(Flag((0, 0))), None, T0 + 1_000))
+    assert flagged.started_ms is None and flagged.elapsed_ms(T0 + 9_000) is None
+    opened = committed(decide(flagged, ANNA, Play(Reveal((4, 4))), None, T0 + 5_000))
+    assert opened.started_ms == T0 + 5_000
+    again = committed(decide(opened, ANNA, Play(Flag((8, 8))), None, T0 + 6_000))
+    assert again.started_ms == T0 + 5_000
+    duel_room = committed(decide(waiting(), BEN, Join(), None, T0))
+    assert duel_room.started_ms is None
+    hidden = next(c for c in duel_room.game.geo.cells if duel_room.game.is_hidden(c))
+    assert committed(decide(duel_room, ANNA, Play(Explore(hidden)), None, T0 + 7)).started_ms == T0 + 7
+
+
 def test_a_classic_game_cannot_be_claimed_it_has_no_opponent() -> None:
     room = open_room("s1", Classic.new(9, 9, 10, random.Random(3)), (ANNA,), None, T0).room
     for draw in (False, True):
