@@ -136,9 +136,9 @@ def clock_text(ms: int) -> str:
     if ms < 10_000:
         tenths = -(-ms // 100)
         return "0:" + number(tenths / 10, 1, whole=2)
-    if ms >= DAY_MS:
-        return duration_text(ms)
     seconds = -(-ms // 1000)
+    if seconds * 1000 >= DAY_MS:  # (rounded up first: a day less half a second reads "1 d", not "24:00:00")
+        return duration_text(max(ms, DAY_MS))
     if seconds >= 3600:
         return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
     return f"{seconds // 60}:{seconds % 60:02d}"

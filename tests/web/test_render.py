@@ -73,6 +73,7 @@ def test_points_scores_and_clocks_read_well() -> None:
     assert clock_text(3_599_000) == "59:59" and clock_text(3_599_001) == "1:00:00"
     assert clock_text(5 * 3_600_000 + 62_000) == "5:01:02"
     assert clock_text(3 * 86_400_000) == "3 d" and clock_text(3 * 86_400_000 - 1000) == "2 d 23 h"
+    assert clock_text(86_400_000 - 500) == "1 d" and clock_text(86_400_000 - 1000) == "23:59:59"
 
 
 def test_a_game_left_reads_from_each_side() -> None:
