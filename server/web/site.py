@@ -102,19 +102,35 @@ async def visitor_of(request: Request) -> Player | None:
     if me is None:
         return None
     try:
-        return await request.app.state.guests.current(me)
+        current = await request.app.state.guests.current(me)
     except Exception as exc:
         if not redis_down(request.app.state.metrics, "guests", exc, player=me.id):
             raise
         return me
+    request.state.my_turns = await _turns_waiting(request, current.id)
+    return current
+
+
+async def _turns_waiting(request: Request, player_id: str) -> int:
+    """How many of the player's games wait for their move: the header's count beside "My
+    games" (:func:`render_page`). Why: a correspondence player learns of a move to make on any
+    page of the site, not only on "My games" (an outside probe). Redis away: none shown."""
+    try:
+        return sum(1 for entry in await request.app.state.games.ongoing(player_id) if entry.get("your_turn"))
+    except Exception as exc:
+        if not redis_down(request.app.state.metrics, "games", exc, player=player_id):
+            raise
+        return 0
 
 
 def render_page(request: Request, template: str, me: Player | None, status_code: int = 200,
                 **context: Any) -> HTMLResponse:
-    """``template`` for ``me`` (as :func:`visitor_of` read them). A cookie whose name is no longer
+    """``template`` for ``me`` (as :func:`visitor_of` read them, with how many of their games wait
+    for their move). A cookie whose name is no longer
     the registered one is issued again with it, as a rename does, so that what reads only the
     cookie (the room page's header, the sockets) shows the registered name from now on."""
     web = web_of(request)
+    context.setdefault("my_turns", getattr(request.state, "my_turns", 0))
     response = web.render(template, status_code=status_code, me=me, **context)
     cookie = web.player_of(request)
     if me is not None and cookie is not None and cookie.id == me.id and cookie.name != me.name:

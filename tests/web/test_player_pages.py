@@ -148,6 +148,10 @@ async def test_my_games_lists_the_games_where_it_is_my_turn_first(api: Api, web_
     # Cleo's list shows the same game as Anna's turn
     html = (await page(web_server, "/me", cleo)).text
     assert "Their turn" in section(html, f"game-{mine['id']}")
+    # every page's header counts the games that wait for the visitor's move (Anna: one; Cleo: none)
+    header = (await page(web_server, "/ratings", anna)).text.split("</header>")[0]
+    assert '<span aria-hidden="true">1</span>' in header and "(1 game waits for your move)" in header
+    assert 'id="nav-turns"' not in (await page(web_server, "/ratings", cleo)).text
     # Anna's page, seen by Cleo or by nobody signed in: whose turn by name, no "Play"
     for visitor in (cleo, None):
         row = section((await page(web_server, f"/p/{anna.id}", visitor)).text, f"game-{mine['id']}")
