@@ -25,6 +25,8 @@ FINISHED_SHOWN = 10
 """Finished games on a player's own answer (the list route pages up to :data:`MAX_LIMIT`)."""
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
+MAX_MS = 10**15
+"""The largest time (ms) a `before` may name: far beyond any end."""
 HIDDEN_FIELDS = ("v",)
 """Summary fields the API leaves out (the index's own bookkeeping)."""
 
@@ -69,6 +71,17 @@ def _limit(request: Request) -> int:
     return limit
 
 
+def _before(request: Request) -> int | None:
+    """``before``: the finished games that ended before this time (ms; the ``older`` of the page before)."""
+    raw = request.query_params.get("before")
+    if raw is None:
+        return None
+    before = digits_value(raw, MAX_MS)
+    if before is None:
+        raise ApiError(400, "bad_field", "\"before\" must be a time in ms (a page's \"older\")")
+    return before
+
+
 @handles
 async def player(request: Request) -> JSONResponse:
     """``{"id", "name", "ratings": {category: {...}}, "games": [ongoing..., newest finished...]}``."""
@@ -91,12 +104,17 @@ async def player_games(request: Request) -> JSONResponse:
     if status not in STATUSES:
         raise ApiError(400, "bad_field", "\"status\" must be \"playing\" or \"over\"")
     limit = _limit(request)
+    before = _before(request)
     player_id, _name = await knownplayer_of(request)
+    answer: dict[str, Any] = {"id": player_id, "status": status}
     if status == "over":
-        games = await state.games.finished(player_id, limit)
+        games = await state.games.finished(player_id, limit + 1, before)
+        older = games[limit - 1]["ended_ms"] if len(games) > limit else None
+        games = games[:limit]
+        answer["older"] = older
     else:
         games = visible(await state.games.ongoing(player_id), _own(request, player_id))
-    return JSONResponse({"id": player_id, "status": status, "games": [game_entry_json(e) for e in games]})
+    return JSONResponse({**answer, "games": [game_entry_json(e) for e in games]})
 
 
 routes = [

@@ -83,9 +83,14 @@ class PlayerGames:
         stored = await self.store.redis.hgetall(games_on_key(player_id))
         return await self._ongoing(player_id, stored)
 
-    async def finished(self, player_id: str, count: int = 20) -> list[dict[str, Any]]:
-        """``player_id``'s last ``count`` finished games, newest first."""
-        ids = await self.store.redis.zrevrange(games_over_key(player_id), 0, count - 1)
+    async def finished(self, player_id: str, count: int = 20, before_ms: int | None = None) -> list[dict[str, Any]]:
+        """``player_id``'s last ``count`` finished games, newest first; ``before_ms``: of those that
+        ended before then (the next page of a list: the last one's ``ended_ms``)."""
+        key = games_over_key(player_id)
+        if before_ms is None:
+            ids = await self.store.redis.zrevrange(key, 0, count - 1)
+        else:
+            ids = await self.store.redis.zrevrangebyscore(key, f"({before_ms}", "-inf", start=0, num=count)
         if not ids:
             return []
         found = await self.store.redis.hmget(games_summary_key(player_id), ids)

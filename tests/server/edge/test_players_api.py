@@ -27,6 +27,10 @@ async def test_unknown_players_and_bad_queries_are_refused(api) -> None:
         with pytest.raises(ApiError) as refused:
             await api.player_games(me.id, status, limit=limit)
         assert refused.value.status == 400 and refused.value.code == "bad_field"
+    for before in ("-1", "x", "1e3", "9" * 16):
+        with pytest.raises(ApiError) as refused:
+            await api.request("GET", f"/api/v1/players/{me.id}/games?status=over&before={before}", None)
+        assert refused.value.status == 400 and refused.value.code == "bad_field", before
 
 
 async def test_a_new_player_has_default_ratings_and_no_games(api) -> None:
@@ -37,7 +41,7 @@ async def test_a_new_player_has_default_ratings_and_no_games(api) -> None:
     for rating in found["ratings"].values():
         assert rating == {"rating": 1500.0, "deviation": 350.0, "games": 0, "provisional": True, "display": "1500?"}
     assert (await api.player_games(me.id))["games"] == []
-    assert (await api.player_games(me.id, "over")) == {"id": me.id, "status": "over", "games": []}
+    assert (await api.player_games(me.id, "over")) == {"id": me.id, "status": "over", "games": [], "older": None}
 
 
 async def test_the_lists_after_a_join_a_move_and_the_end(api, live_server) -> None:
@@ -94,3 +98,25 @@ async def test_the_lists_after_a_join_a_move_and_the_end(api, live_server) -> No
         assert blitz["deviation"] == round(expected[p.id].deviation, 2) and blitz["provisional"] is True
         assert blitz["display"] == expected[p.id].display
         assert all(r["games"] == 0 for c, r in found["ratings"].items() if c != BLITZ)
+
+
+async def test_finished_games_come_a_page_at_a_time(api) -> None:
+    """``older`` is the next page's ``before``: every finished game once, newest first, then null."""
+    anna = await api.guest(unique("Anna"))
+    ended = []
+    for _ in range(5):
+        ben = await api.guest(unique("Ben"))
+        game = await api.create_game(anna.token, seat=0)
+        await api.join(ben.token, game["id"])
+        await api.resign(ben.token, game["id"])
+        ended.append(game["id"])
+    seen, before, pages = [], None, 0
+    while pages < 10:  # (bounded)
+        page = await api.player_games(anna.id, "over", limit=2, before=before)
+        seen += [g["id"] for g in page["games"]]
+        pages += 1
+        if page["older"] is None:
+            break
+        assert page["older"] == page["games"][-1]["ended_ms"]
+        before = page["older"]
+    assert seen == list(reversed(ended)) and pages == 3
