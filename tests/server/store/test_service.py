@@ -275,8 +275,8 @@ class SlowOffload(Offload):
         super().__init__()
         self.clock, self.took_ms, self.runs = clock, took_ms, 0
 
-    async def run(self, fn, *args, owner=None):  # noqa: ANN001, ANN201
-        done = await super().run(fn, *args, owner=owner)
+    async def run(self, fn, *args, owner=None, group=None):  # noqa: ANN001, ANN201
+        done = await super().run(fn, *args, owner=owner, group=group)
         self.clock[0] += self.took_ms
         self.runs += 1
         return done
