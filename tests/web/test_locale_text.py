@@ -173,7 +173,9 @@ def test_a_score_is_written_one_way_everywhere() -> None:
     resigned = play(room, ANNA, Resign(), 3_000)
     row = game_row(for_player(summary_of(resigned), "gB"), 0)
     assert row.score == score_pair_text(b, a)  # a player's list: their own score first
-    assert pair in outcome_text(resigned.game.outcome, resigned.view(SPECTATOR).scores, ("Anna", "Ben"), SPECTATOR)
+    # the result line: the winner's (Ben's) first
+    assert score_pair_text(b, a) in outcome_text(resigned.game.outcome, resigned.view(SPECTATOR).scores,
+                                                 ("Anna", "Ben"), SPECTATOR)
     replay = str(HtmlCodec().replay(resigned, 1)["replay"])
     assert f"Anna {score_pair_text(*resigned.game.position(1).scores)} Ben" in replay
 
