@@ -230,7 +230,8 @@ class HtmlCodec(ConnectionHtml):
 
     def heartbeat(self, room: Room | None = None, now_ms: int | None = None, interrupted: bool = False) -> str:
         """The heartbeat element (restarts the "connection lost" countdown), plus the clocks
-        at ``now_ms`` when ``room`` has a running one. ``interrupted``: the server cannot reach
+        at ``now_ms`` when ``room`` has a running one, each with its "low time" live region
+        (words once the clock is low, the same every second: announced once). ``interrupted``: the server cannot reach
         its store; the element then shows the "service interrupted" banner at once."""
         out = str(self.m.heartbeat(interrupted))
         if room is not None and room.kind == "classic" and room.started_ms is not None and room.ended_ms is None:
@@ -238,7 +239,7 @@ class HtmlCodec(ConnectionHtml):
         if room is not None and room.clock is not None:
             looks = clock_looks(room, _now_ms() if now_ms is None else now_ms)
             if looks:
-                out += "".join(str(self.m.clock(look)) for look in looks)
+                out += "".join(str(self.m.clock(look)) + str(self.m.low_time(look)) for look in looks)
         return out
 
 

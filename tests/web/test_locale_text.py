@@ -124,7 +124,7 @@ def test_the_solo_leaderboard_rows_use_the_reader_decimal_sign(lang: str, sep: s
             presets=("beginner",), modes=("classic",), periods={"all": "all time"},
             seconds=lambda ms: timer_text(ms, True))
     assert f"<td>2{sep}200 s</td><td>12</td><td>5{sep}45</td><td>80{'' if lang == 'en' else NBSP}%</td>" in page
-    assert page.count('<td>1</td><td><a href="/p/gA" id="lb-who-s1">Anna</a></td>') == 2  # a tie shares its rank; the name links
+    assert page.count('<th scope="row">1</th><td><a href="/p/gA" id="lb-who-s1">Anna</a></td>') == 2  # a tie shares its rank; the name links
 
 
 def test_dates_are_written_as_the_reader_writes_them() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import time
 
 import pytest
 
@@ -401,3 +402,106 @@ def test_the_board_tells_its_keys_and_the_timer_its_seconds(codec: HtmlCodec) ->
     assert 'aria-describedby' not in codec.snapshot(room, SPECTATOR).split('id="board"')[1].split(">")[0]
     assert 'role="timer" aria-label="time 1 second"' in str(codec.solo.m.timer("1", True))  # a name on a timer, not a bare span
     assert 'aria-label="time 2.20 seconds"' in str(codec.solo.m.timer("2.20", False))
+
+
+# ---------------------------------------------------------------------- accessibility (outside probe)
+
+
+def test_the_ended_panel_keeps_confirm_and_yes_resign_as_inert_buttons(codec: HtmlCodec) -> None:
+    """The game's end takes the selection panel off; the Confirm or "Yes, resign" a player
+    pressed to end it stays, inert (aria-disabled, type button, out of the Tab order), so the
+    frame morphs it in place and the focus stays on it (a removed button drops it to <body>)."""
+    over, _ = after(new_room(), 1, Resign())
+    for frame in (codec.snapshot(over, 0), codec.selection_panel(None, False)):
+        assert '<div id="selection" class="selection off"' in frame
+        for element in ("confirm", "resign-yes"):
+            tag = re.search(rf'<button [^>]*id="{element}"[^>]*>([^<]*)<', frame)
+            assert tag is not None, element
+            assert 'type="button"' in tag.group(0) and 'aria-disabled="true"' in tag.group(0)
+            assert 'tabindex="-1"' in tag.group(0) and " disabled" not in tag.group(0) and "autofocus" not in tag.group(0)
+            assert tag.group(1) == "The game is over"
+
+
+def test_a_low_clock_says_so_in_words_and_once_in_its_own_live_region(codec: HtmlCodec) -> None:
+    """The colour is not all: a low clock's name and text say "low time"; each seat has a
+    polite live region on the page from the start (empty), which the heartbeats fill once the
+    clock is low, with the same words every second (so it is announced once)."""
+    t0 = time.time_ns() // 1_000_000  # a page reads the wall clock
+    clocked = new_room(clock=Clock.new(60_000, 0).start(0, now_ms=t0))
+    page = codec.snapshot(clocked, 0)
+    for seat in (0, 1):
+        assert f'<span id="low-time-{seat}" class="low-time visually-hidden" aria-live="polite" hx-swap-oob="morph"></span>' in page
+    assert "low time" not in page
+    early, late, later = (codec.heartbeat(clocked, now_ms=t0 + t) for t in (20_000, 31_000, 32_000))
+    assert "low time" not in early and "running low" not in early and 'id="low-time-0"' in early
+    assert 'aria-label="time left 0:29, low time"' in late and ">0:29<span class=\"visually-hidden\">, low time</span>" in late
+    region = re.compile(r'<span id="low-time-0"[^>]*>(.*?)</span>')
+    assert region.search(late).group(1) == region.search(later).group(1) == \
+        "Your time is running low: less than 30 seconds left."
+    assert region.search(early).group(1) == ""
+    assert re.search(r'<span id="low-time-1"[^>]*></span>', late)  # the other seat's time is not low
+
+
+def test_the_rematch_news_is_one_live_region_there_from_the_end_on(codec: HtmlCodec) -> None:
+    """#rematch-news is in the end screen before any offer (empty) and stays; the offer, the
+    wait and the refusal are words inside it (they were new role=status elements, not read)."""
+    over, _ = after(new_room(), 1, Resign())
+    news = re.compile(r'<p class="offer" id="rematch-news" role="status">(.*?)</p>', re.DOTALL)
+    for viewer in (0, 1, SPECTATOR):
+        assert news.search(codec.snapshot(over, viewer)).group(1) == ""
+    offered = decide(over, BEN, OfferRematch(), None, 0)
+    assert isinstance(offered, Commit)
+    said = {viewer: news.search(codec.update(over, offered.room, viewer, [])).group(1) for viewer in (0, 1, SPECTATOR)}
+    assert said[0] == '<span id="rematch-offered">Ben offers a rematch (seats swapped).</span>'
+    assert said[1] == '<span id="rematch-waiting">Rematch offered: waiting for Anna.</span>'
+    assert said[SPECTATOR] == '<span id="rematch-offered">Ben offers a rematch.</span>'
+    assert 'role="status"' not in codec.update(over, offered.room, 0, []).split('id="rematch-news"')[1].split("</p>", 1)[1]
+    declined = decide(offered.room, ANNA, DeclineRematch(), None, 0)
+    assert isinstance(declined, Commit)
+    assert news.search(codec.update(offered.room, declined.room, 1, [])).group(1) == \
+        '<span id="rematch-declined">Anna declined the rematch.</span>'
+
+
+def test_the_replay_bar_says_a_missing_step_is_an_unavailable_link_and_reads_its_place_whole(codec: HtmlCodec) -> None:
+    room, _ = after(new_room(), 0, Explore((4, 4)))
+    room, _ = after(room, 1, Resign())
+    start = str(codec.replay(room, 0)["replay"])
+    first = re.search(r'<span [^>]*id="replay-first"[^>]*>', start).group(0)
+    assert 'role="link"' in first and 'aria-disabled="true"' in first
+    assert 'id="replay-where" aria-live="polite" aria-atomic="true"' in start
+    assert str(codec.replay(room, 1)["replay"]).count('id="replay-where"') == 1
+
+
+def test_the_lobby_counts_are_no_live_region(codec: HtmlCodec) -> None:
+    """They change every second or so: a live region there kept interrupting a screen reader."""
+    from server.web.lobby import Lobby, lobby_sections
+
+    counts = lobby_sections(codec.env)(Lobby(online=3, playing=1), None)["counts"]
+    assert counts.startswith('<p id="lobby-counts"') and "aria-live" not in counts and "role=" not in counts
+
+
+def test_the_pairing_pages_live_parts_keep_their_ids_and_say_what_changed(codec: HtmlCodec) -> None:
+    """The computer's offer is words in #pair-offer (a live region on the page from the start,
+    empty); Cancel is there in every state (inert once the search is over: a focus on it stays,
+    morphed); a search that is over says so in the heading too. Every part is morphed."""
+    pair = codec.macros("_pair.html")
+    offer = re.compile(r'<p id="pair-offer" class="pair-offer" role="status">(.*?)</p>')
+    waiting, offered, over = str(pair.actions()), str(pair.actions(computer=True)), str(pair.actions(over=True))
+    assert all('hx-swap-oob="morph"' in x for x in (waiting, offered, over))
+    assert offer.search(waiting).group(1) == offer.search(over).group(1) == ""
+    assert "play the computer instead" in offer.search(offered).group(1)
+    assert 'id="pair-cancel"' in waiting and 'id="pair-cancel"' in offered and 'id="pair-computer"' in offered
+    cancel = re.search(r'<button [^>]*id="pair-cancel"[^>]*>([^<]*)<', over)
+    assert 'aria-disabled="true"' in cancel.group(0) and 'type="button"' in cancel.group(0)
+    assert cancel.group(1) == "The search has ended"
+    stopped = str(pair.status("You stopped looking for an opponent.", home=True))
+    assert '<h1 id="pair-heading" hx-swap-oob="morph">No longer looking for an opponent</h1>' in stopped
+    assert 'id="pair-status"' in stopped and 'hx-swap-oob="morph"' in stopped.split(">")[0]
+    assert "pair-heading" not in str(pair.status("Waiting."))
+
+
+def test_the_classic_board_is_described_by_its_keyboard_hint(codec: HtmlCodec) -> None:
+    classic = Room("solo1", 0, Classic(ClassicSetup(9, 9, 10, False, "ab" * 16)), (ANNA,), None, 0)
+    board = codec.solo.snapshot(classic, 0).split('id="board"')[1].split(">")[0]
+    assert 'aria-describedby="kbd-hint"' in board
+    assert "aria-describedby" not in codec.solo.snapshot(classic, SPECTATOR).split('id="board"')[1].split(">")[0]
