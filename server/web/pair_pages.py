@@ -5,7 +5,10 @@ extension, and one ``hx-get`` answered with ``HX-Redirect``.
 
 - ``POST /pair`` (``pool`` = ``<time control>/<rated|casual>``, ``ruleset``): for the visitor's
   guest (made now, with a generated name, if they have none yet, as "Play the computer"
-  does), 303 to the page of that pool.
+  does), 303 to the page of that pool. A correspondence pool (days per move) has no page to
+  keep open: its players come days apart, so the button takes the longest-waiting open
+  challenge of the same terms from the lobby, or posts one that waits there
+  (:func:`by_correspondence`), and goes to that game.
 - ``GET /pair?pool=<pool id>``: the page; its socket seeks while it is open.
 - ``GET /pair/landing?game=<id>``: ``HX-Redirect: /g/<id>`` for htmx (a plain 303 otherwise).
 """
@@ -19,9 +22,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..core.pools import POOLS, TIME_CONTROLS, Pool, TimeControl
+from ..core.commands import Join
+from ..core.pools import POOLS, TIME_CONTROLS, Pool, TimeControl, pool_clock
+from ..core.room import Player
+from ..edge import new_game
 from ..edge.csp import SecurityHeaders
-from ..edge.limits import Limited
+from ..edge.limits import Limited, guard_of
+from ..store.service import RoomRefused
 from .forms import (
     BadForm,
     foreign_form,
@@ -75,10 +82,43 @@ async def start(request: Request) -> Response:
     except BadForm as exc:
         return await refused_form(request, exc, _("Cannot look for that game"))
     try:
-        _me, token = await guest_of(request)
+        me, token = await guest_of(request)
+        if not pool.control.live:
+            return redirect_as(request, f"/g/{await by_correspondence(request, me, pool)}", token)
     except Limited as exc:
         return await limited_page(request, exc)
     return redirect_as(request, "/pair?" + urlencode({"pool": pool.id}), token)
+
+
+async def by_correspondence(request: Request, me: Player, pool: Pool) -> str:
+    """The game a correspondence pool's button leads to: the player's own open challenge of
+    these terms if it is listed already (pressing twice posts one), else the longest-waiting
+    one of somebody else's, joined, else a new one, posted in the lobby with the visitor in a
+    random seat. Why not the seek of the live pools: a seek lasts while its page is open (a
+    minute at most over the API), and two players of days per move are seldom there in the
+    same minute (an outside probe); a listed challenge waits as long as they need."""
+    state = request.app.state
+    me = await state.guests.current(me)
+    days = pool.control.days
+    alike = [row for row in (await state.lobby.current()).challenges
+             if row.ruleset == pool.ruleset and row.rated == pool.rated and row.clock is not None
+             and row.clock.days == days]
+    own = next((row.id for row in alike if row.creator == me.id), None)
+    if own is not None:
+        return own
+    for row in reversed(alike):  # the rows come newest first
+        try:
+            await state.rooms.act(row.id, me, Join())
+        except RoomRefused:
+            continue  # taken meanwhile, or called off
+        state.lobby.poke()
+        return row.id
+    guard_of(request).new_game(request)
+    players = (me, None) if new_game.random_seat(2) == 0 else (None, me)
+    room = await state.rooms.create(new_game.duel(pool.ruleset), players, pool_clock(pool), rated=pool.rated)
+    await state.rooms.aftermath.list(room)
+    state.lobby.poke()
+    return room.id
 
 
 def _pool_of(form: dict[str, str]) -> Pool:

@@ -122,3 +122,31 @@ def test_the_landing_redirects_htmx_and_plain_requests(live_server: LiveServer) 
     assert r.status_code == 303 and r.headers["location"] == "/g/r0abc"
     r = httpx.get(base + "/pair/landing?game=//evil.example", headers={"hx-request": "true"}, follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/" and "hx-redirect" not in r.headers
+
+
+def test_a_correspondence_button_takes_a_waiting_challenge_or_posts_one(start_server, own_redis) -> None:
+    """Days per move: no page to keep open. The first player's press posts a challenge of the
+    pool's terms in the lobby (pressing again leads to it), the next player's press takes it:
+    the game is on with both; a third player's press posts one of their own."""
+    server = start_server(REDIS_URL=own_redis.url)  # a lobby of this test's own
+    pool = {"pool": "corr-3d/rated", "ruleset": "coan"}
+
+    def press(cookie: str) -> str:
+        answer = httpx.post(server.url + "/pair", data=pool, headers={"origin": server.url},
+                            cookies={COOKIE: cookie}, follow_redirects=False)
+        assert answer.status_code == 303 and answer.headers["location"].startswith("/g/"), answer.text[:300]
+        return answer.headers["location"][3:]
+
+    (anna, _a), (ben, _b), (cleo, _c) = (form_guest(server.url, n) for n in ("Anna", "Ben", "Cleo"))
+    posted = press(anna)
+    assert press(anna) == posted  # already posted: the same challenge
+    room = httpx.get(f"{server.url}/api/v1/games/{posted}").json()["room"]
+    assert room["status"] == "waiting" and room["rated"] and room["ruleset"] == "coan"
+    assert room["clock"]["per_move"] and room["clock"]["initial_ms"] == 3 * 86_400_000
+    home = httpx.get(server.url + "/", cookies={COOKIE: ben}).text
+    assert f'challenge-{posted}' in home  # listed, though Anna's page was never open
+    assert press(ben) == posted
+    room = httpx.get(f"{server.url}/api/v1/games/{posted}").json()["room"]
+    seated = {p["id"] for p in room["players"] if p}
+    assert room["status"] == "playing" and len(seated) == 2
+    assert press(cleo) != posted
