@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from typing import Any
 
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -26,6 +27,8 @@ from starlette.routing import Route
 
 from ..core.ratings import CATEGORIES
 from ..edge.csp import SecurityHeaders
+from ..edge.players_api import MAX_MS
+from ..edge.wire import digits_value
 from .clock_choices import CLOCK_CHOICES
 from .i18n import _
 from .player_view import category_text, game_row, leader_rows, rating_looks
@@ -41,6 +44,23 @@ CHALLENGE_CLOCK = "180+2"
 a rated game's needing a clock)."""
 
 
+def _before(request: Request) -> int | None:
+    """``?before=``: the finished games that ended before then (ms; the "Older games" link's)."""
+    return digits_value(request.query_params.get("before"), MAX_MS)
+
+
+async def _lists(state: Any, player_id: str, before: int | None) -> tuple[list[Any], list[Any], int | None]:
+    """The player's ongoing games, :data:`FINISHED_SHOWN` finished ones (ended before ``before``,
+    if given) and the ``before`` of the page after them (``None``: none older)."""
+    if before is None:
+        ongoing, finished = await state.games.overview(player_id, FINISHED_SHOWN + 1)
+    else:
+        ongoing, finished = await asyncio.gather(state.games.ongoing(player_id),
+                                                 state.games.finished(player_id, FINISHED_SHOWN + 1, before))
+    older = finished[FINISHED_SHOWN - 1]["ended_ms"] if len(finished) > FINISHED_SHOWN else None
+    return ongoing, finished[:FINISHED_SHOWN], older
+
+
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
 
@@ -53,8 +73,9 @@ async def player_page(request: Request) -> Response:
     if name is None:
         return await error_page_for(request, 404, _("No such player"), _("Nobody plays under that link."))
     own = me is not None and me.id == player_id
-    ratings, (ongoing, finished) = await asyncio.gather(state.ratings.ratings_of(player_id),
-                                                        state.games.overview(player_id, FINISHED_SHOWN))
+    before = _before(request)
+    ratings, (ongoing, finished, older) = await asyncio.gather(state.ratings.ratings_of(player_id),
+                                                               _lists(state, player_id, before))
     played = [c for c in CATEGORIES if ratings[c].games]
     histories = await state.ratings.histories(player_id, played, HISTORY_SHOWN + 1) if played else {}
     now = _now_ms()
@@ -64,7 +85,7 @@ async def player_page(request: Request) -> Response:
         request, "player.html", me, player_id=player_id, name=name, own=own,
         ratings=rating_looks(ratings, histories, HISTORY_SHOWN),
         ongoing=[game_row(e, now, None if own else name) for e in ongoing],
-        finished=[game_row(e, now, None if own else name) for e in finished],
+        finished=[game_row(e, now, None if own else name) for e in finished], older=older, before=before,
         clocks=CLOCK_CHOICES, default_clock=CHALLENGE_CLOCK,
     )
 
@@ -82,10 +103,12 @@ async def my_games(request: Request) -> Response:
     me = await visitor_of(request)
     if me is None:
         return redirect("/?next=/me")
-    ongoing, finished = await request.app.state.games.overview(me.id, FINISHED_SHOWN)
+    before = _before(request)
+    ongoing, finished, older = await _lists(request.app.state, me.id, before)
     now = _now_ms()
     return render_page(request, "my_games.html", me, ongoing=[game_row(e, now) for e in ongoing],
-                       finished=[game_row(e, now) for e in finished], refresh_s=REFRESH_S)
+                       finished=[game_row(e, now) for e in finished], older=older, before=before,
+                       refresh_s=REFRESH_S)
 
 
 async def my_ongoing(request: Request) -> Response:

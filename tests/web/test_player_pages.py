@@ -6,6 +6,7 @@ carry their token in the page cookie, signed as the test server signs it."""
 from __future__ import annotations
 
 import asyncio
+import re
 import secrets
 import time
 from collections.abc import AsyncIterator
@@ -198,3 +199,24 @@ async def test_a_rated_room_shows_the_ratings_beside_the_names(api: Api, web_ser
     await api.join(ben.token, casual["id"])
     html = (await page(web_server, f"/g/{casual['id']}", ben)).text
     assert 'class="rating"' not in section(html, "players") and f'href="/p/{anna.id}"' in html
+
+
+async def test_older_finished_games_are_a_link_away(api: Api, web_server: LiveServer) -> None:
+    """A page shows the newest 20 finished games; "Older games" leads to the next ones (an outside
+    probe could not reach games beyond the newest 20), "Newest games" back."""
+    anna = await api.guest(unique("Anna"))
+    ended = []
+    for _ in range(21):
+        ben = await api.guest(unique("Ben"))
+        game = await api.create_game(anna.token, seat=0)
+        await api.join(ben.token, game["id"])
+        await api.resign(ben.token, game["id"])
+        ended.append(game["id"])
+    for path, visitor in ((f"/p/{anna.id}", None), ("/me", anna)):
+        first = (await page(web_server, path, visitor)).text
+        assert ended[-1] in first and ended[1] in first and ended[0] not in first
+        older = re.search(r'href="\?before=(\d+)#[a-z-]+" id="finished-older"', first)
+        assert older is not None and 'id="finished-newest"' not in first, path
+        second = (await page(web_server, f"{path}?before={older.group(1)}", visitor)).text
+        assert ended[0] in second and ended[1] not in second
+        assert 'id="finished-older"' not in second and 'id="finished-newest"' in second
