@@ -180,6 +180,7 @@ async def test_the_ratings_page_lists_established_players_best_first(web_server:
     board = section(html, f"leaders-{BULLET}")
     assert board.index(names[strong]) < board.index(names[weak])
     assert f'href="/p/{strong}"' in board and found[strong][BULLET].display in board
+    assert re.search(rf'id="leader-{BULLET}-{strong}"><th scope="row">\d+</th>', board)  # the rank heads its row
     assert names[newcomer] not in html  # provisional: not listed
     for category in ("blitz", "rapid", "correspondence"):
         assert f'id="board-{category}"' in html
