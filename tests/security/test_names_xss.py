@@ -60,6 +60,8 @@ REJECTED = [
     ("line\u2028sep", "control or invisible"),
     ("private\ue000use", "control or invisible"),
     ("Z" + "\u0301" * 6, "combining marks"),
+    ("\u0410nna Lena", "mix Latin, Greek and Cyrillic"),  # a Cyrillic А: it passes for "Anna Lena"
+    ("P\u03b1ul", "mix Latin, Greek and Cyrillic"),  # a Greek alpha
 ]
 FIGURES: dict[str, int] = {"payloads": len(PAYLOADS), "rejected_names": len(REJECTED), "documents_checked": 0}
 
@@ -123,7 +125,8 @@ def test_names_are_validated_at_guest_creation(start_server, own_redis):
         assert page.status_code == 400 and "set-cookie" not in page.headers, name
         assert reason in page.text and "won\u2019t do" in page.text, name
         check_document(page.text, [], "name error page", shown=False)
-    for name in PAYLOADS + ["  Anna   Lena  ", "x" * MAX_NAME, "Ren\u00e9e"]:
+    for name in PAYLOADS + ["  Anna   Lena  ", "x" * MAX_NAME, "Ren\u00e9e", "\u0418\u0432\u0430\u043d 2",
+                            "\u03a3\u03c9\u03ba\u03c1\u03ac\u03c4\u03b7\u03c2", "Anna \u674e"]:  # one script each: fine
         r = httpx.post(base + "/api/v1/guests", json={"name": name})
         assert r.status_code == 201, (name, r.text)
         assert r.json()["name"] == " ".join(unicodedata.normalize("NFC", name).split())
