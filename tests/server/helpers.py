@@ -77,3 +77,15 @@ def assert_view(sock: GameSocket, duel: Duel, viewer: int) -> None:
     if viewer == SPECTATOR or duel.outcome is None:
         # nothing secret: no other seat's wrong marks, no layout, no salt before the end
         assert sock.view.to_data() == duel.view(viewer).to_data()
+
+
+async def finished_games(api: Api, player: Guest, count: int) -> list[str]:
+    """``count`` games of ``player``'s, each against a new guest who resigns it: their ids, oldest first."""
+    ended = []
+    for _ in range(count):
+        opponent = await api.guest(unique("Ben"))
+        game = await api.create_game(player.token, seat=0)
+        await api.join(opponent.token, game["id"])
+        await api.resign(opponent.token, game["id"])
+        ended.append(game["id"])
+    return ended

@@ -32,6 +32,24 @@ def outside(person: Person, selector: str) -> list[str]:
     return person.page.evaluate(OUTSIDE, selector)
 
 
+def off_screen(person: Person, selectors: tuple[str, ...], size: tuple[int, int]) -> list[str]:
+    """The selectors whose boxes are not wholly inside a window of ``size`` at scroll 0 (each
+    with its box), after resizing the person's window to it; the page must not scroll sideways."""
+    page = person.page
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_timeout(50)  # one layout after the resize
+    assert page.evaluate("() => window.scrollY") == 0
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= size[0]
+    misses = []
+    for selector in selectors:
+        box = page.locator(selector).bounding_box()
+        if box is None or not (box["x"] >= -0.5 and box["y"] >= -0.5 and box["x"] + box["width"] <= size[0] + 0.5
+                               and box["y"] + box["height"] <= size[1] + 0.5):
+            misses.append(f"{person.name} {size[0]}×{size[1]} {selector}: {box}")
+    return misses
+
+
 def header_misses(person: Person) -> list[str]:
     """The header's links and buttons (the language switch too) not wholly in the window, and
     the header's nav if it scrolls sideways (something in it hidden until scrolled to)."""

@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import LiveServer
 
 from .conftest import Person, start_duel
+from .layout import off_screen
 
 pytestmark = pytest.mark.browser
 
@@ -31,22 +32,6 @@ CELLS = """() => {
 }"""
 
 
-def outside(person: Person, selectors: tuple[str, ...], size: tuple[int, int]) -> list[str]:
-    """The selectors whose boxes are not wholly inside a window of ``size`` at scroll 0."""
-    page = person.page
-    page.set_viewport_size({"width": size[0], "height": size[1]})
-    page.evaluate("() => window.scrollTo(0, 0)")
-    page.wait_for_timeout(50)  # one layout after the resize
-    assert page.evaluate("() => window.scrollY") == 0
-    misses = []
-    for selector in selectors:
-        box = page.locator(selector).bounding_box()
-        if box is None or not (box["x"] >= -0.5 and box["y"] >= -0.5 and box["x"] + box["width"] <= size[0] + 0.5
-                               and box["y"] + box["height"] <= size[1] + 0.5):
-            misses.append(f"{person.name} {size[0]}×{size[1]} {selector}: {box}")
-    return misses
-
-
 def test_status_board_and_confirm_fit_a_short_window_and_cells_stay_tappable(
         browser, web_server: LiveServer, artifacts: Path) -> None:
     anna = Person.open(browser, web_server.url, "Anna", viewport={"width": SHORT[0][0], "height": SHORT[0][1]})
@@ -61,12 +46,12 @@ def test_status_board_and_confirm_fit_a_short_window_and_cells_stay_tappable(
         misses = []
         for person, wanted in ((anna, ("#status", "#board", "#confirm")), (ben, ("#status", "#board"))):
             for size in SHORT:
-                misses += outside(person, wanted, size)
+                misses += off_screen(person, wanted, size)
                 person.shot(artifacts / f"room-short-{'mover' if person is anna else 'waiting'}-{size[0]}x{size[1]}.png",
                             full_page=False)
         assert misses == []
 
-        misses = outside(anna, ("#status", "#board"), PHONE)
+        misses = off_screen(anna, ("#status", "#board"), PHONE)
         anna.shot(artifacts / f"room-short-mover-{PHONE[0]}x{PHONE[1]}.png", full_page=False)
         assert misses == []
         cells = anna.page.evaluate(CELLS)

@@ -23,7 +23,7 @@ from server.store.players import Players, Ratings
 from server.web.clock_choices import CLOCK_CHOICES, CLOCKS
 from tests.conftest import LiveServer
 from tests.names import unique
-from tests.server.helpers import both_move
+from tests.server.helpers import both_move, finished_games
 from tests.web.markup import section
 
 BLITZ_CLOCK = {"initial": 180, "increment": 2}
@@ -206,13 +206,7 @@ async def test_older_finished_games_are_a_link_away(api: Api, web_server: LiveSe
     """A page shows the newest 20 finished games; "Older games" leads to the next ones (an outside
     probe could not reach games beyond the newest 20), "Newest games" back."""
     anna = await api.guest(unique("Anna"))
-    ended = []
-    for _ in range(21):
-        ben = await api.guest(unique("Ben"))
-        game = await api.create_game(anna.token, seat=0)
-        await api.join(ben.token, game["id"])
-        await api.resign(ben.token, game["id"])
-        ended.append(game["id"])
+    ended = await finished_games(api, anna, 21)
     for path, visitor in ((f"/p/{anna.id}", None), ("/me", anna)):
         first = (await page(web_server, path, visitor)).text
         assert ended[-1] in first and ended[1] in first and ended[0] not in first

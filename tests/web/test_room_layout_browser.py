@@ -16,7 +16,7 @@ from server.client import Api
 from tests.conftest import LiveServer
 
 from .conftest import Person, run, start_duel
-from .layout import header_misses, outside, page_overflow
+from .layout import header_misses, off_screen, outside, page_overflow
 from .test_odds_browser import _play
 
 pytestmark = pytest.mark.browser
@@ -28,28 +28,11 @@ WATCHING = ("#status", "#board", "#players")
 OVER = ("#status", "#board")
 
 
-def fits(person: Person, selectors: tuple[str, ...], size: tuple[int, int]) -> list[str]:
-    """The selectors whose boxes are not wholly inside the viewport at scroll 0 (with the boxes)."""
-    page = person.page
-    page.set_viewport_size({"width": size[0], "height": size[1]})
-    page.evaluate("window.scrollTo(0, 0)")
-    page.wait_for_timeout(50)  # one layout after the resize
-    assert page.evaluate("window.scrollY") == 0
-    assert page.evaluate("document.documentElement.scrollWidth") <= size[0]
-    out = []
-    for selector in selectors:
-        box = page.locator(selector).bounding_box()
-        if box is None or not (box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= size[0]
-                               and box["y"] + box["height"] <= size[1]):
-            out.append(f"{selector}: {box}")
-    return out
-
-
 def check(people: dict[str, Person], wanted: dict[str, tuple[str, ...]], state: str, artifacts: Path) -> None:
     misses = []
     for who, person in people.items():
         for label, size in SIZES.items():
-            misses += [f"{who} {label} {state}: {m}" for m in fits(person, wanted[who], size)]
+            misses += [f"{who} {label} {state}: {m}" for m in off_screen(person, wanted[who], size)]
             person.shot(artifacts / f"room-{state}-{who}-{size[0]}x{size[1]}.png", full_page=False)
     assert misses == []
 

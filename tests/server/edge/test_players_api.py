@@ -9,7 +9,7 @@ from engine import Explore
 from server.client import ApiError, GameSocket
 from server.core.ratings import BLITZ, CATEGORIES, DEFAULT, rate_game
 from tests.names import unique
-from tests.server.helpers import referee
+from tests.server.helpers import finished_games, referee
 
 BLITZ_CLOCK = {"initial": 180, "increment": 2}
 
@@ -103,13 +103,7 @@ async def test_the_lists_after_a_join_a_move_and_the_end(api, live_server) -> No
 async def test_finished_games_come_a_page_at_a_time(api) -> None:
     """``older`` is the next page's ``before``: every finished game once, newest first, then null."""
     anna = await api.guest(unique("Anna"))
-    ended = []
-    for _ in range(5):
-        ben = await api.guest(unique("Ben"))
-        game = await api.create_game(anna.token, seat=0)
-        await api.join(ben.token, game["id"])
-        await api.resign(ben.token, game["id"])
-        ended.append(game["id"])
+    ended = await finished_games(api, anna, 5)
     seen, before, pages = [], None, 0
     while pages < 10:  # (bounded)
         page = await api.player_games(anna.id, "over", limit=2, before=before)
