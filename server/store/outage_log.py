@@ -1,8 +1,8 @@
 """When this process could not reach its store: the outages the room core gives clock time back for.
 
 An outage, as one process sees it, starts when its first failed store call was made (a
-command refused by a connection error or timed out, or the hub's pub/sub link dropping), or at
-its last answered call if that came later, and ends at its first successful one after that (a
+command refused by a connection error or timed out, or the hub's pub/sub link dropping), or
+when the last call the store answered was made, if that came later, and ends at its first successful one after that (a
 command answered, the pub/sub link back). Why from the call's start and not its failure: a store
 that hangs answers nothing, and a call fails only when its timeout (5 s) runs out; counted from
 then, the first seconds of the hang were not given back, and a waiting player whose clock had
@@ -48,7 +48,7 @@ class OutageLog:
         self._since: int | None = None
         """When the outage going on now started (``None``: none is)."""
         self._answered = 0
-        """When the store last answered (ms): no outage starts before it."""
+        """When the last call the store answered was made (ms): no outage starts before it."""
         self._past: deque[Outage] = deque(maxlen=keep)
 
     @property
@@ -63,13 +63,18 @@ class OutageLog:
             now = self._now_ms()
             self._since = min(now, max(self._answered, now if made_ms is None else made_ms))
 
-    def back(self) -> None:
-        """A store call succeeded: the outage going on, if any, ends now."""
-        now = self._now_ms()
-        self._answered = max(self._answered, now)
-        if self._since is not None:
-            self._past.append(Outage(self._since, max(self._since, now)))
-            self._since = None
+    def back(self, made_ms: int | None = None) -> None:
+        """A store call (made at ``made_ms``; ``None``: now) succeeded: the outage going on, if
+        any, ends now, and none starts before the call was made. (The making, not the answer:
+        :meth:`reaching` has read that time already, and a move's path reads no clock again.)"""
+        if made_ms is None or self._since is not None:
+            now = self._now_ms()
+            if self._since is not None:
+                self._past.append(Outage(self._since, max(self._since, now)))
+                self._since = None
+            made_ms = now if made_ms is None else made_ms
+        if made_ms > self._answered:
+            self._answered = made_ms
 
     async def reaching(self, call: Awaitable[T]) -> T:
         """Await a store call, noting whether the store answered (:meth:`back`) or was away
@@ -81,7 +86,7 @@ class OutageLog:
             if is_outage(exc):
                 self.lost(made)
             raise
-        self.back()
+        self.back(made)
         return result
 
     def outages(self, now_ms: int) -> tuple[Outage, ...]:
