@@ -123,6 +123,33 @@ def test_yes_resign_keeps_the_focus(browser, web_server: LiveServer) -> None:
         ben.close()
 
 
+def test_abort_keeps_the_focus_and_says_it_is_unavailable(browser, web_server: LiveServer) -> None:
+    """Abort ends the game and leaves its place: the button stays, inert and out of sight, so
+    the focus on it stays (a removed one fell to <body>); nothing of it shows."""
+    anna, ben = Person.open(browser, web_server.url, "Anna"), Person.open(browser, web_server.url, "Ben")
+    try:
+        start_duel(anna, ben, SEED)
+        ap = anna.page
+        expect(ap.locator("#status.your-turn")).to_be_visible()
+        ap.focus("#abort-game")
+        keep(ap, "abort-game")
+        ap.keyboard.press("Enter")
+        expect(ap.locator("#status")).to_contain_text("aborted")
+        ap.wait_for_timeout(300)
+        assert focused(ap) == "abort-game" and kept(ap) == {"abort-game": True}
+        gone = ap.locator("#abort-game")
+        expect(gone).to_have_attribute("aria-disabled", "true")
+        box = ap.locator("#abort").bounding_box()
+        assert box is not None and box["width"] <= 1 and box["height"] <= 1  # out of sight (clipped to a pixel)
+        ap.keyboard.press("Enter")  # inert: nothing is sent, nothing changes
+        ap.wait_for_timeout(300)
+        expect(ap.locator("#notice")).to_have_text("")
+        anna.assert_clean()
+    finally:
+        anna.close()
+        ben.close()
+
+
 # ---------------------------------------------------------------------- 2. a low clock
 
 

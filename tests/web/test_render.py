@@ -351,18 +351,23 @@ def test_a_connection_drops_a_selection_the_board_overtook(codec: HtmlCodec) -> 
 
 def test_the_abort_button_and_the_claim_area(codec: HtmlCodec) -> None:
     room = new_room()
-    assert 'id="abort-game"' in codec.snapshot(room, 0) and 'id="abort-game"' not in codec.snapshot(room, SPECTATOR)
+    assert 'value="abort" id="abort-game"' in codec.snapshot(room, 0)
+    assert 'value="abort"' not in codec.snapshot(room, SPECTATOR)  # inert there, and out of sight (keeps a focus)
+    assert 'id="abort-game" aria-disabled="true" tabindex="-1"' in codec.snapshot(room, SPECTATOR)
+    assert codec.claim(None).count('aria-disabled="true" tabindex="-1"') == 2
     gone = Attendance(0, (None, 10_000))
     look = claim_look(room, 0, gone, 10_000 + 15_500)
     assert look is not None and look.wait_s == 45 and look.opponent == BEN.name
     waiting = codec.claim(look)
-    assert "claim the game in 45" in waiting and 'id="claim-win"' not in waiting
+    assert "claim the game in 45" in waiting and 'value="claim-win"' not in waiting
     ready = codec.claim(claim_look(room, 0, gone, 10_000 + 60_000))
     assert 'id="claim-win"' in ready and 'id="claim-draw"' in ready and 'value="claim-win"' in ready
     assert claim_look(room, 1, gone, 10**9) is None  # the one who left has nothing to claim
     assert claim_look(room, SPECTATOR, gone, 10**9) is None
     assert claim_look(room, 0, Attendance(0, (None, None)), 10**9) is None
-    assert 'class="claim off"' in codec.claim(None)
+    off = codec.claim(None)
+    assert 'class="claim off"' in off and 'value="claim' not in off and 'id="claim-win" aria-disabled="true"' in off
+    assert 'role="status"></p>' in off  # the live region is there, empty: the inert buttons are not in it
     # Ben has just taken the last seat (his page is opening): no countdown until the away grace is over
     joined = room.evolve(seated_ms=50_000)
     never = Attendance(0, (None, 20_000))  # the empty seat's stamp, from before the join
