@@ -141,6 +141,14 @@ class Rating:
     games: int = 0
     last_ms: int | None = None
     """When its last rated game ended (``None``: none yet, or rated before this was kept)."""
+    record: tuple[int, int, int] = (0, 0, 0)
+    """Won, drawn and lost of its rated games (counted since 2026-11-29: a rating kept before
+    counts fewer than ``games``, :attr:`full_record` says whether they add up)."""
+
+    @property
+    def full_record(self) -> bool:
+        """The record counts every rated game (a rating kept before it was counted does not)."""
+        return sum(self.record) == self.games
 
     def aged(self, now_ms: int) -> Rating:
         """This rating at ``now_ms``: its deviation grown by the idle periods since its last game
@@ -162,20 +170,25 @@ class Rating:
         """The rating as people see it: ``"1734"``, or ``"1500?"`` while provisional."""
         return f"{round(self.rating)}{'?' if self.provisional else ''}"
 
-    def to_data(self) -> list[float | int]:
-        data: list[float | int] = [self.rating, self.deviation, self.volatility, self.games]
+    def to_data(self) -> list[float | int | None]:
+        data: list[float | int | None] = [self.rating, self.deviation, self.volatility, self.games]
+        if self.record != (0, 0, 0):
+            return [*data, self.last_ms, *self.record]
         return data if self.last_ms is None else [*data, self.last_ms]
 
     @classmethod
-    def from_data(cls, data: list[float | int]) -> Rating:
+    def from_data(cls, data: list[float | int | None]) -> Rating:
         """Inverse of :meth:`to_data` (four fields: a rating stored before ``last_ms`` was
-        kept, which ages from its next game on); raises ``ValueError`` on malformed data."""
+        kept, which ages from its next game on; five: before its record was counted); raises
+        ``ValueError`` on malformed data."""
         try:
-            rating, deviation, volatility, games, *last = data
-            if len(last) > 1:
-                raise ValueError("too many fields")
-            return cls(float(rating), float(deviation), float(volatility), int(games),
-                       int(last[0]) if last else None)
+            rating, deviation, volatility, games, *rest = data
+            if len(rest) not in (0, 1, 4):
+                raise ValueError("a rating has 4, 5 or 8 fields")
+            last = rest[0] if rest else None
+            record = (int(rest[1]), int(rest[2]), int(rest[3])) if len(rest) == 4 else (0, 0, 0)  # type: ignore[arg-type]
+            return cls(float(rating), float(deviation), float(volatility), int(games),  # type: ignore[arg-type]
+                       None if last is None else int(last), record)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"malformed rating: {data!r}") from exc
 
@@ -199,4 +212,6 @@ def rate_game(a: Rating, b: Rating, score_a: float, ended_ms: int | None = None)
 def _after(player: Rating, opponent: Rating, score: float, ended_ms: int | None) -> Rating:
     updated = glicko2.Player(player.rating, player.deviation, player.volatility)
     updated.update_player([opponent.rating], [opponent.deviation], [score])
-    return Rating(updated.rating, updated.rd, updated.vol, player.games + 1, ended_ms)
+    won, drawn, lost = player.record
+    record = (won + 1, drawn, lost) if score == 1.0 else (won, drawn + 1, lost) if score == 0.5 else (won, drawn, lost + 1)
+    return Rating(updated.rating, updated.rd, updated.vol, player.games + 1, ended_ms, record)

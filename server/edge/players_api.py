@@ -32,8 +32,9 @@ HIDDEN_FIELDS = ("v",)
 
 
 def rating_json(rating: Rating) -> dict[str, Any]:
+    won, drawn, lost = rating.record
     return {"rating": round(rating.rating, 2), "deviation": round(rating.deviation, 2), "games": rating.games,
-            "provisional": rating.provisional, "display": rating.display}
+            "won": won, "drawn": drawn, "lost": lost, "provisional": rating.provisional, "display": rating.display}
 
 
 def game_entry_json(entry: dict[str, Any]) -> dict[str, Any]:

@@ -141,6 +141,8 @@ class RatingLook:
     deviation: int
     history: list[PointLook]
     """The newest first."""
+    record: str = ""
+    """Won / drawn / lost (``3 / 1 / 2``), or empty: no games, or a record counted since fewer games."""
 
 
 def rating_looks(ratings: dict[str, Rating], histories: dict[str, Sequence[RatingPoint]],
@@ -158,9 +160,10 @@ def rating_looks(ratings: dict[str, Rating], histories: dict[str, Sequence[Ratin
             before = points[i - 1].rating if i > 0 else DEFAULT.rating if len(points) <= shown else None
             change = points_text(round(point.rating) - round(before)) if before is not None else ""
             shown_points.append(PointLook(date_text(point.ended_ms), str(round(point.rating)), change, point.game_id))
+        record = " / ".join(str(n) for n in rating.record) if rating.games and rating.full_record else ""
         looks.append(RatingLook(category, category_text(category), rating.display,
                                 rating.provisional, rating.games, round(rating.deviation),
-                                list(reversed(shown_points[-shown:]))))
+                                list(reversed(shown_points[-shown:])), record))
     return looks
 
 

@@ -63,6 +63,9 @@ async def test_a_players_page_after_a_rated_game(api: Api, web_server: LiveServe
         assert f'<h1 id="player-name">{me.name}' in html
         assert f'<td class="r-value">{after[me.id].display}</td>' in section(html, f"rating-{BLITZ}")
         assert f'<td class="r-value">{DEFAULT.display}</td>' in section(html, f"rating-{BULLET}")
+        won = "1 / 0 / 0" if me is anna else "0 / 0 / 1"  # won / drawn / lost
+        assert f'<td class="r-record">{won}</td>' in section(html, f"rating-{BLITZ}")
+        assert '<td class="r-record"></td>' in section(html, f"rating-{BULLET}")  # no games: nothing to count
         history = section(html, f"history-{BLITZ}")
         assert str(round(after[me.id].rating)) in history and f'href="/g/{game_id}"' in history
         row = section(html, f"game-{game_id}")

@@ -36,6 +36,7 @@ ratings = st.builds(
     st.floats(0.03, 0.1),
     st.integers(0, 10_000),
     st.one_of(st.none(), st.integers(0, 2**41)),
+    st.tuples(st.integers(0, 3_000), st.integers(0, 3_000), st.integers(0, 3_000)),
 )
 scores = st.sampled_from(SCORES)
 
@@ -107,6 +108,8 @@ def test_the_stored_form_round_trips(rating: Rating) -> None:
     with pytest.raises(ValueError):
         Rating.from_data([1500, 350, 0.06, 1, 5, 6])
     assert Rating.from_data([1500, 350, 0.06, 1]).last_ms is None  # stored before the end was kept
+    old = Rating.from_data([1500, 350, 0.06, 3, 5])  # stored before the record was counted
+    assert old.record == (0, 0, 0) and not old.full_record
 
 
 # ---------------------------------------------------------------------- one game
@@ -128,6 +131,10 @@ def test_rate_game_is_the_librarys_update(a: Rating, b: Rating, score: float) ->
     assert (new_a.rating, new_a.deviation, new_a.volatility) == library_update(a, b, score)
     assert (new_b.rating, new_b.deviation, new_b.volatility) == library_update(b, a, 1 - score)
     assert (new_a.games, new_b.games) == (a.games + 1, b.games + 1)
+    won = {1.0: (1, 0, 0), 0.5: (0, 1, 0), 0.0: (0, 0, 1)}
+    assert new_a.record == tuple(n + d for n, d in zip(a.record, won[score], strict=True))
+    assert new_b.record == tuple(n + d for n, d in zip(b.record, won[1 - score], strict=True))
+    assert rate_game(DEFAULT, DEFAULT, score)[0].full_record  # counted from the first game
 
 
 @settings(max_examples=300, deadline=None)

@@ -39,7 +39,8 @@ async def test_a_new_player_has_default_ratings_and_no_games(api) -> None:
     assert found["id"] == me.id and found["name"] == me.name and found["games"] == []
     assert set(found["ratings"]) == set(CATEGORIES)
     for rating in found["ratings"].values():
-        assert rating == {"rating": 1500.0, "deviation": 350.0, "games": 0, "provisional": True, "display": "1500?"}
+        assert rating == {"rating": 1500.0, "deviation": 350.0, "games": 0, "won": 0, "drawn": 0, "lost": 0,
+                          "provisional": True, "display": "1500?"}
     assert (await api.player_games(me.id))["games"] == []
     assert (await api.player_games(me.id, "over")) == {"id": me.id, "status": "over", "games": [], "older": None}
 
@@ -97,6 +98,7 @@ async def test_the_lists_after_a_join_a_move_and_the_end(api, live_server) -> No
         assert blitz["rating"] == round(expected[p.id].rating, 2) and blitz["games"] == 1
         assert blitz["deviation"] == round(expected[p.id].deviation, 2) and blitz["provisional"] is True
         assert blitz["display"] == expected[p.id].display
+        assert (blitz["won"], blitz["drawn"], blitz["lost"]) == ((1, 0, 0) if p is anna else (0, 0, 1))
         assert all(r["games"] == 0 for c, r in found["ratings"].items() if c != BLITZ)
 
 
