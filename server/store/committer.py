@@ -114,9 +114,9 @@ class Committer:
                   player=_player_id(commit),
                   action=commit.detail[1] if commit.kind == "move" and len(commit.detail) > 1 else None,
                   status=new.status.value)
-        if commit.given_ms:
-            event(log, "clock_given_back", room=new.id, v=new.version, seat=new.clock.running if new.clock else None,
-                  given_ms=commit.given_ms)
+        if commit.given_ms:  # to the seat whose clock ran: the mover's (before the move pressed it), or a Tick's
+            given_to = commit.seat if commit.seat is not None else new.clock.running if new.clock else None
+            event(log, "clock_given_back", room=new.id, v=new.version, seat=given_to, given_ms=commit.given_ms)
 
     def _conflict(self, commit: Commit, expected: int | None, found: int | None) -> None:
         self.conflicts += 1

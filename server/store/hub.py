@@ -86,6 +86,7 @@ class Hub:
         self._resync: asyncio.Task[None] | None = None
         self.link = PubSubLink(pubsub, metrics, rooms.outages, feed.dispatch, self._link_lost, self._unavailable,
                                self._link_back, cache.link)
+        rooms.outages.when_over(self._outage_over)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -271,6 +272,16 @@ class Hub:
         for room_id, entry in list(self._entries.items()):
             await self._subscribe(room_id, entry)
         self._resync = asyncio.create_task(self._resync_all(), name="hub-resync")
+
+    def _outage_over(self) -> None:
+        """The store answers again after calls failed for want of it while the pub/sub link stayed
+        up (a store that hung: its connections stay open): resync everybody as after a reconnect.
+        Why: a command sent into the hang may have run when the store woke (a move, committed and
+        published to nobody: its mover was told "unavailable", the others never saw it), and the
+        running clocks are owed the hang's time (``resume_clock``: an update at once, not with the
+        next move). A dropped link resyncs on its own return (:meth:`_link_back`)."""
+        if self.connected and (self._resync is None or self._resync.done()):
+            self._resync = asyncio.create_task(self._resync_all(), name="hub-resync")
 
     async def _resync_all(self, attempts: int = 50) -> None:
         """After a reconnect: wait for the subscriptions, then a fresh snapshot for everyone.

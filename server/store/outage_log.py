@@ -41,7 +41,7 @@ def wall_ms() -> int:
 class OutageLog:
     """This process's store outages: :meth:`lost` on a failure, :meth:`back` on a success."""
 
-    __slots__ = ("_now_ms", "_since", "_answered", "_past")
+    __slots__ = ("_now_ms", "_since", "_answered", "_past", "_over")
 
     def __init__(self, now_ms: Callable[[], int] = wall_ms, keep: int = KEEP) -> None:
         self._now_ms = now_ms
@@ -50,6 +50,13 @@ class OutageLog:
         self._answered = 0
         """When the last call the store answered was made (ms): no outage starts before it."""
         self._past: deque[Outage] = deque(maxlen=keep)
+        self._over: list[Callable[[], None]] = []
+
+    def when_over(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` each time an outage ends (the hub resyncs its rooms then: a store
+        that hung answered nothing meanwhile, and a move sent into the hang may have been
+        committed when it woke, unknown to this process)."""
+        self._over.append(callback)
 
     @property
     def down(self) -> bool:
@@ -72,6 +79,8 @@ class OutageLog:
             if self._since is not None:
                 self._past.append(Outage(self._since, max(self._since, now)))
                 self._since = None
+                for callback in self._over:
+                    callback()
             made_ms = now if made_ms is None else made_ms
         if made_ms > self._answered:
             self._answered = made_ms

@@ -18,11 +18,11 @@ from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 
 from engine import SPECTATOR
-from server.client import Api
+from server.client import Api, GameSocket
 from server.embedded_redis import EmbeddedRedis
 
 from .bots import RoomBots, assert_log_matches, play_through_a_fault, stored_log
-from .helpers import assert_view, pick_move, seated_game, wire_move
+from .helpers import assert_view, both_move, pick_move, seated_game, wire_move
 
 pytestmark = pytest.mark.slow
 
@@ -214,3 +214,40 @@ async def test_a_hanging_store_shows_the_banner_until_it_answers_again(start_ser
         store.resume()
         await browser.close()
 
+
+
+async def test_a_move_sent_into_a_hang_reaches_everybody_and_the_waiting_clock_is_given_the_hang(start_server, store):
+    """The store hangs (its connections stay open), a move is sent into the hang: its mover is
+    answered "unavailable" when the call times out, and the store runs the command when it
+    wakes. Once it answers again the server resyncs its rooms (an outside probe: the opponent
+    and the spectators stayed at the version before it, the opponent's flag running), and the
+    running clock is given the hang's time by a commit of its own at once (a ``resume`` entry),
+    not with the next move."""
+    server = start_server(REDIS_URL=store.url)
+    async with Api(server.url) as api:
+        game_id, anna, ben = await seated_game(api, 7, clock={"initial": 60, "increment": 0})
+    duel = await both_move(server.url, game_id, 7, (anna.token, ben.token))  # Anna to move, her clock running
+    cell = next(c for c in duel.geo.cells if duel.is_hidden(c) and c not in duel.setup.mines)
+    mover = await GameSocket.connect(server.url, game_id, anna.token)
+    other = await GameSocket.connect(server.url, game_id, ben.token)
+    watcher = await GameSocket.connect(server.url, game_id)
+    try:
+        for ws in (mover, other, watcher):  # attached: the snapshot (v4: created, joined, a move each), then presence
+            await ws.until(lambda f: f.get("t") == "presence" and f["v"] >= 4, 30)
+        store.pause()
+        try:
+            await asyncio.sleep(0.5)  # (into the hang; nothing is timed by it)
+            await mover.move("explore", cell)
+            refused = await mover.until(lambda f: f.get("t") == "error", 30)
+            assert refused["code"] == "unavailable", refused
+        finally:
+            store.resume()
+        # the move, committed as the store woke, reaches everybody on the sockets they had
+        for ws in (mover, other, watcher):
+            await ws.until(lambda f: f.get("t") in ("snapshot", "update") and f["v"] >= 5
+                           and f["room"]["clock"]["running"] == 1, 30)
+        entries = [entry[1] for entry in stored_log(store.url, game_id)]
+        assert entries.count("resume") == 1, entries  # the hang's time given back by a commit of its own
+    finally:
+        for ws in (mover, other, watcher):
+            await ws.close()
