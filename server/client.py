@@ -149,7 +149,7 @@ class Api:
         return await self.request("GET", f"/api/v1/players/{player_id}", token)
 
     async def player_games(self, player_id: str, status: str = "playing", token: str | None = None,
-                           limit: int | None = None, before: int | None = None) -> dict[str, Any]:
+                           limit: int | None = None, before: str | None = None) -> dict[str, Any]:
         """A player's games being played (``status="playing"``) or finished (``"over"``,
         newest first, ``limit`` of them; ``before``: the answer's ``older``, for the next page)."""
         query = (f"status={status}" + (f"&limit={limit}" if limit is not None else "")

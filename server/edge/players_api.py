@@ -16,6 +16,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from ..core.ratings import Rating
+from ..store.player_games import CURSOR
 from .json_edge import ApiError, handles, player_of
 from .wire import digits_value
 
@@ -25,8 +26,6 @@ FINISHED_SHOWN = 10
 """Finished games on a player's own answer (the list route pages up to :data:`MAX_LIMIT`)."""
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
-MAX_MS = 10**15
-"""The largest time (ms) a `before` may name: far beyond any end."""
 HIDDEN_FIELDS = ("v",)
 """Summary fields the API leaves out (the index's own bookkeeping)."""
 
@@ -72,15 +71,12 @@ def _limit(request: Request) -> int:
     return limit
 
 
-def _before(request: Request) -> int | None:
-    """``before``: the finished games that ended before this time (ms; the ``older`` of the page before)."""
+def _before(request: Request) -> str | None:
+    """``before``: the finished games after this cursor (a page's ``older``, or a time in ms)."""
     raw = request.query_params.get("before")
-    if raw is None:
-        return None
-    before = digits_value(raw, MAX_MS)
-    if before is None:
-        raise ApiError(400, "bad_field", "\"before\" must be a time in ms (a page's \"older\")")
-    return before
+    if raw is not None and not CURSOR.match(raw):
+        raise ApiError(400, "bad_field", "\"before\" must be a page's \"older\" (or a time in ms)")
+    return raw
 
 
 @handles
@@ -109,10 +105,7 @@ async def player_games(request: Request) -> JSONResponse:
     player_id, _name = await knownplayer_of(request)
     answer: dict[str, Any] = {"id": player_id, "status": status}
     if status == "over":
-        games = await state.games.finished(player_id, limit + 1, before)
-        older = games[limit - 1]["ended_ms"] if len(games) > limit else None
-        games = games[:limit]
-        answer["older"] = older
+        games, answer["older"] = await state.games.finished_page(player_id, limit, before)
     else:
         games = visible(await state.games.ongoing(player_id), _own(request, player_id))
     return JSONResponse({**answer, "games": [game_entry_json(e) for e in games]})

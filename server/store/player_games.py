@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from typing import Any
 
 from ..core.room import Room, Status, open_seat
@@ -83,14 +84,28 @@ class PlayerGames:
         stored = await self.store.redis.hgetall(games_on_key(player_id))
         return await self._ongoing(player_id, stored)
 
-    async def finished(self, player_id: str, count: int = 20, before_ms: int | None = None) -> list[dict[str, Any]]:
-        """``player_id``'s last ``count`` finished games, newest first; ``before_ms``: of those that
-        ended before then (the next page of a list: the last one's ``ended_ms``)."""
-        key = games_over_key(player_id)
-        if before_ms is None:
-            ids = await self.store.redis.zrevrange(key, 0, count - 1)
-        else:
-            ids = await self.store.redis.zrevrangebyscore(key, f"({before_ms}", "-inf", start=0, num=count)
+    async def finished(self, player_id: str, count: int = 20) -> list[dict[str, Any]]:
+        """``player_id``'s last ``count`` finished games, newest first."""
+        ids = await self.store.redis.zrevrange(games_over_key(player_id), 0, count - 1)
+        return await self._summaries(player_id, ids)
+
+    async def finished_page(self, player_id: str, count: int, before: str | None = None
+                            ) -> tuple[list[dict[str, Any]], str | None]:
+        """``count`` of ``player_id``'s finished games, newest first, after the cursor ``before``
+        (``None``: from the newest), and the cursor of the page after them (``None``: none).
+
+        A cursor is ``<ended ms>.<room id>`` (its last game), or ``<ms>`` alone (what ended before
+        then). Why the id too: games that ended in the same millisecond (a player resigning
+        several at once) would be skipped by a time alone (an outside probe reached 16 of 21). The
+        list is at most :data:`KEEP` games: read whole, and paged here."""
+        entries = await self.store.redis.zrevrange(games_over_key(player_id), 0, -1, withscores=True)
+        start = 0 if before is None else next(
+            (i for i, (room, ended) in enumerate(entries) if after_cursor(ended, room, before)), len(entries))
+        chosen = entries[start:start + count]
+        older = cursor_of(*chosen[-1]) if chosen and start + count < len(entries) else None
+        return await self._summaries(player_id, [room for room, _ in chosen]), older
+
+    async def _summaries(self, player_id: str, ids: list[bytes]) -> list[dict[str, Any]]:
         if not ids:
             return []
         found = await self.store.redis.hmget(games_summary_key(player_id), ids)
@@ -102,11 +117,7 @@ class PlayerGames:
             pipe.hgetall(games_on_key(player_id))
             pipe.zrevrange(games_over_key(player_id), 0, count - 1)
             stored, ids = await pipe.execute()
-        finished: list[dict[str, Any]] = []
-        if ids:
-            found = await self.store.redis.hmget(games_summary_key(player_id), ids)
-            finished = [for_player(json.loads(raw), player_id) for raw in found if raw is not None]
-        return await self._ongoing(player_id, stored), finished
+        return await self._ongoing(player_id, stored), await self._summaries(player_id, ids)
 
     async def _ongoing(self, player_id: str, stored: dict[bytes, bytes]) -> list[dict[str, Any]]:
         """The stored ongoing entries as their rooms stand now (whose turn, when due: a move
@@ -131,3 +142,21 @@ class PlayerGames:
         if stale:
             await self.store.redis.hdel(games_on_key(player_id), *stale)
         return ongoing_order(entries)
+
+
+CURSOR = re.compile(r"^(\d{1,15})(?:\.([A-Za-z0-9_-]{1,64}))?$")
+"""A page cursor of the finished list: ``<ended ms>[.<room id>]``."""
+
+
+def cursor_of(room: bytes, ended_ms: float) -> str:
+    return f"{int(ended_ms)}.{room.decode()}"
+
+
+def after_cursor(ended_ms: float, room: bytes, cursor: str) -> bool:
+    """Whether the entry (``ended_ms``, ``room``) comes after ``cursor`` in the list's order
+    (newest first; one millisecond's games by id, the greatest first, as ``ZREVRANGE`` has them)."""
+    found = CURSOR.match(cursor)
+    if found is None:
+        raise ValueError(f"not a cursor: {cursor!r}")
+    ms, last = int(found.group(1)), (found.group(2) or "").encode()
+    return ended_ms < ms or (ended_ms == ms and last != b"" and room < last)

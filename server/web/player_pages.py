@@ -27,8 +27,7 @@ from starlette.routing import Route
 
 from ..core.ratings import CATEGORIES
 from ..edge.csp import SecurityHeaders
-from ..edge.players_api import MAX_MS
-from ..edge.wire import digits_value
+from ..store.player_games import CURSOR
 from .clock_choices import CLOCK_CHOICES
 from .i18n import _
 from .player_view import category_text, game_row, leader_rows, rating_looks
@@ -44,21 +43,19 @@ CHALLENGE_CLOCK = "180+2"
 a rated game's needing a clock)."""
 
 
-def _before(request: Request) -> int | None:
-    """``?before=``: the finished games that ended before then (ms; the "Older games" link's)."""
-    return digits_value(request.query_params.get("before"), MAX_MS)
+def _before(request: Request) -> str | None:
+    """``?before=``: the finished games after this cursor (the "Older games" link's); anything
+    else is left out (the newest)."""
+    raw = request.query_params.get("before")
+    return raw if raw is not None and CURSOR.match(raw) else None
 
 
-async def _lists(state: Any, player_id: str, before: int | None) -> tuple[list[Any], list[Any], int | None]:
-    """The player's ongoing games, :data:`FINISHED_SHOWN` finished ones (ended before ``before``,
-    if given) and the ``before`` of the page after them (``None``: none older)."""
-    if before is None:
-        ongoing, finished = await state.games.overview(player_id, FINISHED_SHOWN + 1)
-    else:
-        ongoing, finished = await asyncio.gather(state.games.ongoing(player_id),
-                                                 state.games.finished(player_id, FINISHED_SHOWN + 1, before))
-    older = finished[FINISHED_SHOWN - 1]["ended_ms"] if len(finished) > FINISHED_SHOWN else None
-    return ongoing, finished[:FINISHED_SHOWN], older
+async def _lists(state: Any, player_id: str, before: str | None) -> tuple[list[Any], list[Any], str | None]:
+    """The player's ongoing games, :data:`FINISHED_SHOWN` finished ones (after the cursor
+    ``before``, if given) and the cursor of the page after them (``None``: none older)."""
+    ongoing, (finished, older) = await asyncio.gather(state.games.ongoing(player_id),
+                                                      state.games.finished_page(player_id, FINISHED_SHOWN, before))
+    return ongoing, finished, older
 
 
 def _now_ms() -> int:

@@ -213,7 +213,7 @@ async def test_older_finished_games_are_a_link_away(api: Api, web_server: LiveSe
     for path, visitor in ((f"/p/{anna.id}", None), ("/me", anna)):
         first = (await page(web_server, path, visitor)).text
         assert ended[-1] in first and ended[1] in first and ended[0] not in first
-        older = re.search(r'href="\?before=(\d+)#[a-z-]+" id="finished-older"', first)
+        older = re.search(r'href="\?before=([0-9A-Za-z._-]+)#[a-z-]+" id="finished-older"', first)
         assert older is not None and 'id="finished-newest"' not in first, path
         second = (await page(web_server, f"{path}?before={older.group(1)}", visitor)).text
         assert ended[0] in second and ended[1] not in second

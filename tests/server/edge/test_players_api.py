@@ -113,6 +113,6 @@ async def test_finished_games_come_a_page_at_a_time(api) -> None:
         pages += 1
         if page["older"] is None:
             break
-        assert page["older"] == page["games"][-1]["ended_ms"]
+        assert page["older"] == f'{page["games"][-1]["ended_ms"]}.{page["games"][-1]["id"]}'
         before = page["older"]
     assert seen == list(reversed(ended)) and pages == 3

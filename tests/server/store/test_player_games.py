@@ -119,6 +119,31 @@ async def test_finished_games_come_newest_first_and_the_oldest_go(parts: Parts) 
     assert ongoing == [] and over == finished
 
 
+async def test_finished_games_of_one_millisecond_are_paged_each_once(parts: Parts) -> None:
+    """Games that end in the same millisecond (a player resigning several at once): a page's
+    cursor carries the last game's id too, so the next page starts right after it (a time alone
+    skipped the rest of that millisecond's games: an outside probe reached 16 of 21)."""
+    frozen = RoomService(parts.store, RoomCache(), Metrics(), now_ms=lambda: 1_700_000_000_000)
+    anna = people("Anna")[0]
+    ended = []
+    for i in range(7):
+        opponent = people("Ben")[0]
+        room = await frozen.create(new_game.duel("coan", i), (anna, opponent))
+        ended.append((await frozen.act(room.id, opponent, Play(Resign()))).id)
+    for count in (1, 2, 3, 5, 7, 8):
+        seen, cursor = [], None
+        for _ in range(10):  # (bounded)
+            page, cursor = await frozen.games.finished_page(anna.id, count, cursor)
+            seen += [e["id"] for e in page]
+            if cursor is None:
+                break
+        assert sorted(seen) == sorted(ended) and len(seen) == len(set(seen)), count
+    everything, _ = await frozen.games.finished_page(anna.id, 100)
+    assert [e["id"] for e in everything] == seen  # one order, page after page
+    before_then, _ = await frozen.games.finished_page(anna.id, 100, "1700000000000")  # a time alone: what ended before
+    assert before_then == []
+
+
 async def test_writes_arriving_late_never_undo_newer_ones(parts: Parts) -> None:
     """Two processes may write one room's versions in any order: an older version never
     replaces a newer entry, and nothing moves a finished game back to the ongoing list."""
