@@ -73,6 +73,8 @@ class ChallengeRow:
     ruleset: str
     clock: Clock | None
     rated: bool
+    created_ms: int = 0
+    """When it was made (of two alike, the older is taken first: quick pairing by days per move)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +86,8 @@ class Lobby:
     read_ms: int = 0
 
 
-async def read_lobby(state: Any, online: int, now_ms: int, *, chunk: int = SCAN, limit: int = LOBBY_KEEP) -> Lobby:
+async def read_lobby(state: Any, online: int, now_ms: int, *, chunk: int = SCAN, limit: int = LOBBY_KEEP,
+                     challenge_rows: int = CHALLENGE_ROWS) -> Lobby:
     """The lobby as it stands (see the module docstring); ``online`` is the count to show.
 
     Every listed room is read, up to ``limit`` (the list's own bound, :data:`LOBBY_KEEP`: every
@@ -92,7 +95,8 @@ async def read_lobby(state: Any, online: int, now_ms: int, *, chunk: int = SCAN,
     hashes ``chunk`` at a time (two round trips per chunk). Why all of them: every open
     challenge is shown, and "games in play" counts every game being played; why that is
     cheap: what is not worth listing any more is unlisted here (:func:`~server.core.listing.worth_listing`), so the
-    list holds the rooms people are at (and, for a grace period, those they just left)."""
+    list holds the rooms people are at (and, for a grace period, those they just left). At most
+    ``challenge_rows`` challenges, the newest (the page shows :data:`CHALLENGE_ROWS`)."""
     store = state.store
     ids = await store.listed_rooms(limit)
     live: list[tuple[Room, int]] = []
@@ -114,7 +118,7 @@ async def read_lobby(state: Any, online: int, now_ms: int, *, chunk: int = SCAN,
                 playing += 1
                 if len(live) < LIVE_ROWS:
                     live.append((room, attendance.spectators))
-            elif len(challenges) < CHALLENGE_ROWS:
+            elif len(challenges) < challenge_rows:
                 challenges.append(room)
     ratings = await _ratings(state, [room for room, _ in live] + challenges)
     if stale or left:
@@ -169,7 +173,7 @@ def _live_row(room: Room, ratings: dict[tuple[str, str], Rating], spectators: in
 def _challenge_row(room: Room, ratings: dict[tuple[str, str], Rating]) -> ChallengeRow:
     creator = next(p for p in room.players if p is not None)
     return ChallengeRow(room.id, creator.id, creator.name, _rating_text(ratings, room, creator.id), room.ruleset or "",
-                        room.clock, room.rated)
+                        room.clock, room.rated, room.created_ms)
 
 
 def lobby_sections(env: Any) -> Callable[[Lobby, str | None], dict[str, str]]:

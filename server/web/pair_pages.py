@@ -15,6 +15,8 @@ extension, and one ``hx-get`` answered with ``HX-Redirect``.
 
 from __future__ import annotations
 
+import time
+from typing import Any
 from urllib.parse import urlencode
 
 from starlette.middleware import Middleware
@@ -22,13 +24,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..core.commands import Join
+from engine import Abort
+
+from ..core.commands import Join, Play
 from ..core.pools import POOLS, TIME_CONTROLS, Pool, TimeControl, pool_clock
 from ..core.room import Player
 from ..edge import new_game
 from ..edge.csp import SecurityHeaders
 from ..edge.limits import Limited, guard_of
 from ..store.service import RoomRefused
+from ..store.store import LOBBY_KEEP
 from .forms import (
     BadForm,
     foreign_form,
@@ -38,6 +43,7 @@ from .forms import (
     same_origin,
 )
 from .i18n import _, ngettext
+from .lobby import read_lobby
 from .site import (
     ROOM_ID,
     error_page_for,
@@ -91,28 +97,62 @@ async def start(request: Request) -> Response:
 
 
 async def by_correspondence(request: Request, me: Player, pool: Pool) -> str:
-    """The game a correspondence pool's button leads to: the player's own open challenge of
-    these terms if it is listed already (pressing twice posts one), else the longest-waiting
-    one of somebody else's, joined, else a new one, posted in the lobby with the visitor in a
-    random seat. Why not the seek of the live pools: a seek lasts while its page is open (a
-    minute at most over the API), and two players of days per move are seldom there in the
-    same minute (an outside probe); a listed challenge waits as long as they need."""
+    """The game a correspondence pool's button leads to: the longest-waiting open challenge of
+    these terms (ruleset, days per move, rated) of somebody else's, joined; else the player's
+    own if it is listed already (pressing twice posts one); else a new one, posted in the lobby
+    with the visitor in a random seat. Why not the seek of the live pools: a seek lasts while
+    its page is open (a minute at most over the API), and two players of days per move are
+    seldom there in the same minute (an outside probe); a listed challenge waits as long as
+    they need.
+
+    Two presses at the same moment both find nothing and both post (an outside probe: 4 of 4
+    times): so after posting, the younger of two alike challenges gives way, calling its own off
+    and taking the older (the older's poster, looking again, finds none older and stays). Bounded
+    to :data:`PRESS_ROUNDS` rounds."""
     state = request.app.state
     me = await state.guests.current(me)
+    own: str | None = None
+    for _round in range(PRESS_ROUNDS):
+        alike = await _waiting_alike(state, pool)
+        mine = next((row for row in alike if row.creator == me.id), None)
+        others = [row for row in alike if row.creator != me.id]
+        if mine is not None:
+            others = [row for row in others if (row.created_ms, row.id) < (mine.created_ms, mine.id)]
+            if not others:
+                return mine.id
+            try:  # ours first: if somebody took it meanwhile, it is our game
+                await state.rooms.act(mine.id, me, Play(Abort()))
+            except RoomRefused:
+                return mine.id
+        for row in others:
+            try:
+                await state.rooms.act(row.id, me, Join())
+            except RoomRefused:
+                continue  # taken meanwhile, or called off
+            state.lobby.poke()
+            return row.id
+        own = await _post(request, me, pool)
+    return own or await _post(request, me, pool)
+
+
+PRESS_ROUNDS = 3
+"""Rounds of look, take or post, look again (a challenge taken or called off between the look
+and the join is looked past in the next round)."""
+
+
+async def _waiting_alike(state: Any, pool: Pool) -> list[Any]:
+    """The listed open challenges of ``pool``'s terms, the longest waiting first: a fresh read of
+    the whole list (the lobby's page shows only the newest 40, and its copy may be 2 s old)."""
+    lobby = await read_lobby(state, 0, time.time_ns() // 1_000_000, challenge_rows=LOBBY_KEEP)
     days = pool.control.days
-    alike = [row for row in (await state.lobby.current()).challenges
-             if row.ruleset == pool.ruleset and row.rated == pool.rated and row.clock is not None
-             and row.clock.days == days]
-    own = next((row.id for row in alike if row.creator == me.id), None)
-    if own is not None:
-        return own
-    for row in reversed(alike):  # the rows come newest first
-        try:
-            await state.rooms.act(row.id, me, Join())
-        except RoomRefused:
-            continue  # taken meanwhile, or called off
-        state.lobby.poke()
-        return row.id
+    alike = [row for row in lobby.challenges if row.ruleset == pool.ruleset and row.rated == pool.rated
+             and row.clock is not None and row.clock.days == days]
+    return sorted(alike, key=lambda row: (row.created_ms, row.id))
+
+
+async def _post(request: Request, me: Player, pool: Pool) -> str:
+    """A new open challenge of ``pool``'s terms, the visitor in a random seat, on the lobby's list."""
+    state = request.app.state
     guard_of(request).new_game(request)
     players = (me, None) if new_game.random_seat(2) == 0 else (None, me)
     room = await state.rooms.create(new_game.duel(pool.ruleset), players, pool_clock(pool), rated=pool.rated)

@@ -150,3 +150,23 @@ def test_a_correspondence_button_takes_a_waiting_challenge_or_posts_one(start_se
     seated = {p["id"] for p in room["players"] if p}
     assert room["status"] == "playing" and len(seated) == 2
     assert press(cleo) != posted
+
+
+async def test_two_presses_at_once_of_the_same_correspondence_button_meet(start_server, own_redis) -> None:
+    """Both find nothing and both post: the younger challenge gives way to the older (an outside
+    probe: two challenges, four times out of four). Three rounds of two presses at once."""
+    server = start_server(REDIS_URL=own_redis.url)
+    pool = {"pool": "corr-7d/casual", "ruleset": "coan"}
+    async with httpx.AsyncClient(base_url=server.url, headers={"origin": server.url}, follow_redirects=False,
+                                 timeout=30) as http:
+        async def press(cookie: str) -> str:
+            answer = await http.post("/pair", data=pool, headers={"cookie": f"{COOKIE}={cookie}"})
+            assert answer.status_code == 303 and answer.headers["location"].startswith("/g/"), answer.text[:300]
+            return answer.headers["location"][3:]
+
+        for trial in range(3):
+            (a, _a), (b, _b) = form_guest(server.url, "Anna"), form_guest(server.url, "Ben")
+            first, second = await asyncio.gather(press(a), press(b))
+            assert first == second, trial
+            room = (await http.get(f"/api/v1/games/{first}")).json()["room"]
+            assert room["status"] == "playing" and all(room["players"]), trial
