@@ -123,6 +123,31 @@ def test_yes_resign_keeps_the_focus(browser, web_server: LiveServer) -> None:
         ben.close()
 
 
+def test_the_opponents_end_of_the_game_takes_nobodys_focus(browser, web_server: LiveServer) -> None:
+    """Ben is asked whether to resign (the focus on "Keep playing") when Anna resigns: the end
+    frame keeps that button, inert and out of sight, and his focus on it (a regression probe saw
+    it fall to <body>)."""
+    anna, ben = Person.open(browser, web_server.url, "Anna"), Person.open(browser, web_server.url, "Ben")
+    try:
+        start_duel(anna, ben, SEED)
+        bp = ben.page
+        expect(bp.locator("#status.their-turn")).to_be_visible()
+        bp.focus("#resign")
+        bp.keyboard.press("Enter")
+        expect(bp.locator("#resign-no")).to_be_focused()
+        keep(bp, "resign-no")
+        anna.page.click("#resign")
+        anna.page.click("#resign-yes")
+        expect(bp.locator("#status")).to_contain_text("resigned")
+        bp.wait_for_timeout(300)
+        assert focused(bp) == "resign-no" and kept(bp) == {"resign-no": True}
+        expect(bp.locator("#resign-no")).to_have_attribute("aria-disabled", "true")
+        ben.assert_clean()
+    finally:
+        anna.close()
+        ben.close()
+
+
 def test_abort_keeps_the_focus_and_says_it_is_unavailable(browser, web_server: LiveServer) -> None:
     """Abort ends the game and leaves its place: the button stays, inert and out of sight, so
     the focus on it stays (a removed one fell to <body>); nothing of it shows."""
@@ -400,9 +425,11 @@ def test_the_leaderboards_rank_is_a_row_header(browser, web_server: LiveServer, 
 # ---------------------------------------------------------------------- 9. reduced motion
 
 
-def test_under_reduced_motion_notices_and_the_toast_are_not_hidden_on_a_timer(browser, web_server: LiveServer) -> None:
+def test_under_reduced_motion_a_notice_is_not_hidden_on_a_timer(browser, web_server: LiveServer) -> None:
     """The fade's duration went to 0 s but its delay stayed: the words vanished at once after
-    it. Read from the animations the rules give (no waiting for a timer)."""
+    it. Read from the animations the rules give (no waiting for a timer). The last move's pill
+    still goes after its moment, without a fade: it covers the board's last rows on a short
+    screen (a regression probe), and the move list keeps what it says."""
     anna = Person.open(browser, web_server.url, "Anna", reduced_motion="reduce")
     ben = Person.open(browser, web_server.url, "Ben", reduced_motion="reduce")
     try:
@@ -416,8 +443,8 @@ def test_under_reduced_motion_notices_and_the_toast_are_not_hidden_on_a_timer(br
         quick(anna, "explore")
         anna.page.click("#cell-0-0")
         pill = ben.page.locator("#toast .toast-pill")
-        expect(pill).to_be_visible()
-        assert pill.evaluate("(e) => getComputedStyle(e).animationName") == "none"
+        expect(pill).to_be_attached()
+        assert pill.evaluate("(e) => getComputedStyle(e).animationName") != "none"  # it goes (at once: 0 s)
         for person in (anna, ben):
             person.assert_clean()
     finally:
