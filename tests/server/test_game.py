@@ -226,10 +226,13 @@ async def test_names_are_unique_and_a_rename_shows_in_new_games(api):
     with pytest.raises(ApiError) as taken:
         await api.guest(name.lower())
     assert taken.value.status == 409 and taken.value.code == "name_taken"
-    for reserved in ("Computer (mittel)", "C\u043emputer (easy)", "Spieler 2"):  # the server's own Players
+    for reserved in ("Computer (mittel)", "C0mputer (easy)", "Spieler 2"):  # the server's own Players
         with pytest.raises(ApiError) as theirs:
             await api.guest(reserved)
         assert theirs.value.code == "name_taken"
+    with pytest.raises(ApiError) as mixed:  # a Cyrillic о among Latin letters: no name at all
+        await api.guest("C\u043emputer (easy)")
+    assert mixed.value.code == "bad_field"
     renamed = await api.rename(anna.token, name + "x")
     assert (renamed.id, renamed.name) == (anna.id, name + "x")
     ben = await api.guest(unique("Ben"))
