@@ -65,12 +65,13 @@ async def pool_game(rooms: RoomService, pool: Pool, players: tuple[Player, Playe
 
 async def pool_game_seen(rooms: RoomService, room_id: str, seat: int) -> bool:
     """Whether the player in ``seat`` of a quick pairing's game has seen it (the matchmaker's
-    ``seen``): it is over or gone, that seat has moved in it, or has had a connection to it."""
+    ``seen``): it is over, that seat has moved in it, or has had a connection to it. A room not
+    there yet (its opener has not made it: the seek hands the pair, which opens it) was not."""
     try:
         room = await rooms.latest(room_id)
     except RoomRefused as exc:
         if exc.code is Refused.UNKNOWN_ROOM:
-            return True  # expired: nothing to hand
+            return False
         raise
     if room.status is Status.OVER or any(mover == seat for mover, _ in getattr(room.game, "log", ())):
         return True
