@@ -2,11 +2,12 @@
 
 An outage, as one process sees it, starts when its first failed store call was made (a
 command refused by a connection error or timed out, or the hub's pub/sub link dropping), or
-when the last call the store answered was made, if that came later, and ends at its first successful one after that (a
-command answered, the pub/sub link back). Why from the call's start and not its failure: a store
-that hangs answers nothing, and a call fails only when its timeout (5 s) runs out; counted from
-then, the first seconds of the hang were not given back, and a waiting player whose clock had
-started meanwhile lost them (an outside probe: 8 s clocks, an 11 s hang, a flag). Every process sweeps due clocks
+when the last call the store answered was made, if that came later, and ends at its first
+successful one after that (a command answered, the pub/sub link back). Why from the call's
+start and not its failure: a store that hangs answers nothing, and a call fails only when its
+timeout (5 s) runs out; counted from then, the first seconds of the hang were not given back,
+and a waiting player whose clock had started meanwhile lost them (an outside probe: 8 s
+clocks, an 11 s hang, a flag). Every process sweeps due clocks
 every ``MINEDUEL_SWEEP_INTERVAL_S`` (0.1 s), so a live process notices an outage and its end
 within that, whether or not anybody plays there. The intervals are handed to
 :func:`server.core.decide.decide` (:meth:`OutageLog.outages`), which gives the running clocks'
