@@ -98,9 +98,9 @@ async def start(request: Request) -> Response:
 
 async def by_correspondence(request: Request, me: Player, pool: Pool) -> str:
     """The game a correspondence pool's button leads to: the longest-waiting open challenge of
-    these terms (ruleset, days per move, rated) of somebody else's, joined; else the player's
-    own if it is listed already (pressing twice posts one); else a new one, posted in the lobby
-    with the visitor in a random seat. Why not the seek of the live pools: a seek lasts while
+    these terms (ruleset, days per move, rated) of somebody else's (posted before the player's
+    own, if the player has one), joined; else the player's own if it is listed already (pressing
+    twice posts one); else a new one, posted in the lobby with the visitor in a random seat. Why not the seek of the live pools: a seek lasts while
     its page is open (a minute at most over the API), and two players of days per move are
     seldom there in the same minute (an outside probe); a listed challenge waits as long as
     they need.
