@@ -193,14 +193,14 @@ async def test_a_correspondence_challenge_stays_listed_when_its_creator_leaves(p
     assert posted.id in await listed(parts)
 
 
-async def test_the_newest_challenges_are_shown_up_to_the_rows_bound(parts: Parts, monkeypatch) -> None:
-    monkeypatch.setattr(lobby, "CHALLENGE_ROWS", 2)
+async def test_the_newest_challenges_are_shown_up_to_the_rows_bound(parts: Parts) -> None:
     posted = []
     for _ in range(3):
         posted.append(await listed_game(parts, (None, person("C")), clock=Clock.correspondence(1)))
         await asyncio.sleep(0.005)  # (listed by creation time, to the ms)
-    shown = [row.id for row in (await read(parts)).challenges]
+    shown = [row.id for row in (await read_lobby(parts, 0, later(), chunk=CHUNK, challenge_rows=2)).challenges]
     assert len(shown) == 2 and posted[0].id not in shown
+    assert len((await read(parts)).challenges) == 3 <= lobby.CHALLENGE_ROWS  # the page's bound
 
 
 async def test_a_room_unlisted_as_its_player_comes_back_is_put_back_by_the_read(parts: Parts) -> None:
