@@ -32,7 +32,7 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from babel.core import Locale, negotiate_locale
-from babel.dates import format_date
+from babel.dates import format_date, format_time
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal, format_percent
@@ -130,6 +130,14 @@ def date_text(ms: int | None) -> str:
         return ""
     day = datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC).date()
     return format_date(day, format="medium", locale=current())
+
+
+def moment_text(ms: int) -> str:
+    """A moment (``ms`` since the epoch) as the UTC day and time in the render's language, the
+    zone said: ``Dec 2, 2026, 14:05 UTC`` (German ``02.12.2026, 14:05 UTC``)."""
+    moment = datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC)
+    return f"{format_date(moment.date(), format='medium', locale=current())}, " \
+           f"{format_time(moment.time(), format='short', locale=current())} UTC"
 
 
 @contextlib.contextmanager

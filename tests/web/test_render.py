@@ -510,3 +510,26 @@ def test_the_classic_board_is_described_by_its_keyboard_hint(codec: HtmlCodec) -
     board = codec.solo.snapshot(classic, 0).split('id="board"')[1].split(">")[0]
     assert 'aria-describedby="kbd-hint"' in board
     assert "aria-describedby" not in codec.solo.snapshot(classic, SPECTATOR).split('id="board"')[1].split(">")[0]
+
+
+def test_a_correspondence_clock_says_when_the_move_is_due(codec: HtmlCodec) -> None:
+    """Days away, "2 d 23 h" alone leaves the reader to count: the running seat's card says the
+    moment, in UTC (a live clock's does not, nor the waiting seat's)."""
+    from server.core.commands import Play
+    from server.core.decide import decide, open_room
+    from server.web import i18n
+    from server.web.status_view import clock_looks
+
+    t = 1_764_684_300_000  # Dec 2, 2025, 14:05 UTC
+    room = open_room("r1", Duel.new(random.Random(5), first=0), (ANNA, BEN), Clock.correspondence(3), t).room
+    cell = next(c for c in room.game.geo.cells if room.game.is_hidden(c) and c not in room.game.setup.mines)
+    moved = decide(room, ANNA, Play(Explore(cell)), None, t).room  # Ben's 3 days from now
+    looks = clock_looks(moved, t + 1_000)
+    assert looks is not None and [look.deadline for look in looks] == ["", "Dec 5, 2025, 2:05\u202fPM UTC"]
+    assert 'id="deadline-1">move by Dec 5, 2025, 2:05\u202fPM UTC</small>' in codec.snapshot(moved, 0)
+    with i18n.using("de"):
+        assert "Zug bis 05.12.2025, 14:05 UTC" in codec.snapshot(moved, SPECTATOR)
+    live = open_room("r2", Duel.new(random.Random(5), first=0), (ANNA, BEN), Clock.new(300_000, 2_000), t).room
+    live = decide(live, ANNA, Play(Explore(cell)), None, t).room
+    assert all(look.deadline == "" for look in clock_looks(live, t + 1_000) or []) and "deadline-" not in \
+        codec.snapshot(live, 0)
