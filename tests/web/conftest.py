@@ -22,6 +22,7 @@ from typing import Any
 
 import httpx
 import pytest
+from itsdangerous import URLSafeSerializer
 
 from tests.conftest import ROOT, LiveServer, launch_server
 from tests.names import unique
@@ -112,6 +113,14 @@ class Person:
             self.csp_errors.append(message.text)
 
     # ------------------------------------------------------------------ helpers
+
+    @property
+    def token(self) -> str:
+        """This context's guest token, for the API: its cookie is the token signed, readable
+        without the key, as any client reads its own cookie."""
+        cookie = next(c["value"] for c in self.context.cookies() if c["name"] == "mineduel_guest")
+        _ok, token = URLSafeSerializer("unused", salt="mineduel-cookie").loads_unsafe(cookie)
+        return token
 
     def create_game(self, seed: int, ruleset: str = "brettspielnetz", seat: str = "0", clock: str = "none") -> str:
         """Create a game with a seeded layout (test hook) through the same form POST the page

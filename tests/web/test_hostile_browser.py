@@ -19,7 +19,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import msgpack
 import pytest
-from itsdangerous import URLSafeSerializer
 from websockets.sync.client import connect
 
 from engine import Duel
@@ -72,12 +71,6 @@ def evil_site() -> Iterator[tuple[str, dict[str, str]]]:
         server.server_close()
 
 
-def token_of(person: Person) -> str:
-    cookie = next(c["value"] for c in person.context.cookies() if c["name"] == "mineduel_guest")
-    _ok, token = URLSafeSerializer("unused", salt="mineduel-cookie").loads_unsafe(cookie)
-    return token
-
-
 def play(base: str, game_id: str, token: str, action: str, cell: tuple[int, int]) -> None:
     ws_url = base.replace("http://", "ws://") + f"/api/v1/games/{game_id}/ws"
     with connect(ws_url, additional_headers={"Authorization": f"Bearer {token}"}, open_timeout=10) as ws:
@@ -101,7 +94,7 @@ def test_a_page_of_another_origin_cannot_open_our_websockets_with_the_victims_co
         httpx.post(f"{base}/api/v1/games/{game_id}/join", headers={"Authorization": f"Bearer {ben}"})
         duel = Duel.new(random.Random(seed), first=0)
         secret = next(c for c in duel.geo.cells if duel.is_hidden(c) and c not in duel.setup.mines)
-        play(base, game_id, token_of(anna), "mark", secret)  # Anna's secret wrong mark
+        play(base, game_id, anna.token, "mark", secret)  # Anna's secret wrong mark
         wsb = base.replace("http://", "ws://")
         targets.update({"browser": f"{wsb}/g/{game_id}/ws", "api": f"{wsb}/api/v1/games/{game_id}/ws"})
         page = anna.context.new_page()  # the victim, signed in, visits the other site
@@ -154,7 +147,7 @@ def test_payload_names_render_as_text_in_the_browser(browser, web_server):
         safe = next(c for c in duel.geo.cells if duel.is_hidden(c) and c not in duel.setup.mines)
         moves = [(anna, "mark", mines[0]), (ben, "mark", safe), (anna, "explore", mines[1])]
         for n, (who, action, cell) in enumerate(moves, start=1):
-            play(base, game_id, token_of(who), action, cell)
+            play(base, game_id, who.token, action, cell)
             for person in people + [spectator]:
                 person.wait_move(n)  # the live update reached every page
         for person in people + [spectator]:

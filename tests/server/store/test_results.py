@@ -126,16 +126,18 @@ async def test_boards_and_bests_read_past_entries_made_before_the_pace_rule(redi
         await store.close()
 
 
-async def room_keys(client: aioredis.Redis, room_id: str, ttl_s: int = 100) -> None:
-    """A finished room's keys as its last commit leaves them: expiring in ``ttl_s``."""
+async def room_keys(client: aioredis.Redis, room_id: str, until_ms: int) -> None:
+    """A finished room's keys as its last commit leaves them: expiring at ``until_ms``."""
     await client.hset(state_key(room_id), mapping={"v": 1, "data": b"x"})
     await client.rpush(log_key(room_id), b"entry")
     for key in (state_key(room_id), log_key(room_id)):
-        await client.expire(key, ttl_s)
+        await client.pexpireat(key, until_ms)
 
 
 async def expiries(client: aioredis.Redis, room_id: str) -> list[int]:
-    return [await client.pttl(state_key(room_id)), await client.pttl(log_key(room_id))]
+    """When the room's keys expire (ms; -1: never): the moment, not the time left, so that what
+    is asserted does not depend on how long the test took."""
+    return [await client.pexpiretime(state_key(room_id)), await client.pexpiretime(log_key(room_id))]
 
 
 async def test_a_game_on_an_all_time_board_is_kept_and_one_of_a_day_outlives_its_board(
@@ -150,6 +152,7 @@ async def test_a_game_on_an_all_time_board_is_kept_and_one_of_a_day_outlives_its
     q, p = "g" + secrets.token_hex(5), "g" + secrets.token_hex(5)
     rooms = {name: name + "-" + secrets.token_hex(4) for name in ("q", "p1", "p2", "p3")}
     day_until = time.time_ns() // 1_000_000 + 4 * 86_400_000  # the day's board gone by then
+    finished_until = day_until - 86_400_000  # the rooms' own expiry, as their last commit set it
 
     async def record(name: str, player: str, time_ms: int, day: str) -> bool:
         result = SoloResult(rooms[name], player, name, board, "no-guess", time_ms, 20, 20, 1_795_000_000_000)
@@ -158,20 +161,20 @@ async def test_a_game_on_an_all_time_board_is_kept_and_one_of_a_day_outlives_its
 
     try:
         for room_id in rooms.values():
-            await room_keys(client, room_id)
+            await room_keys(client, room_id, finished_until)
         assert await record("q", q, 9_000, "d20261128") is True  # first on the all-time board
         assert await expiries(client, rooms["q"]) == [-1, -1]
         assert await record("p1", p, 10_000, "d20261128") is True  # a best, on no board (one kept): not kept
-        assert all(0 < ttl <= 100_000 for ttl in await expiries(client, rooms["p1"]))
+        assert await expiries(client, rooms["p1"]) == [finished_until, finished_until]
         assert await record("p2", p, 20_000, "d20261129") is False  # only first on its day's board
         assert [await client.pexpiretime(key) for key in (state_key(rooms["p2"]), log_key(rooms["p2"]))] == [
             day_until, day_until]
         assert await record("p3", p, 30_000, "d20261129") is False  # on no board: its expiry stays
-        assert all(0 < ttl <= 100_000 for ttl in await expiries(client, rooms["p3"]))
+        assert await expiries(client, rooms["p3"]) == [finished_until, finished_until]
         past = SoloResult(rooms["p3"], p, "p3", board, "no-guess", 30_000, 20, 20, 0).to_json()
         await store.record_solo(board, "no-guess", "d19700101", p, past, 30_000, 1, 60, room_id=rooms["p3"],
                                 day_until_ms=1)  # a day long gone (an end settled late): never cut short
-        assert all(0 < ttl <= 100_000 for ttl in await expiries(client, rooms["p3"]))
+        assert await expiries(client, rooms["p3"]) == [finished_until, finished_until]
         # recorded again (a settle tried again after the keeping failed): the same answer, kept
         await client.expire(state_key(rooms["q"]), 100)
         assert await record("q", q, 9_000, "d20261128") is True
