@@ -155,7 +155,7 @@ def using(lang: str) -> Iterator[None]:
 def install(env: Environment) -> None:
     """Give ``env``'s templates ``_``, ``gettext``, ``ngettext``, ``pgettext``, ``{% trans %}``
     (newstyle: autoescaped, ``%(name)s`` placeholders filled from keyword arguments, so a
-    literal percent sign is written ``%%``), ``lang()``, ``number()`` and ``percent()``."""
+    literal percent sign is written ``%%``), ``lang()``, ``number()``, ``percent()`` and ``moment()``."""
     env.add_extension("jinja2.ext.i18n")
     env.install_gettext_callables(  # type: ignore[attr-defined]
         gettext, ngettext, newstyle=True, pgettext=pgettext,
@@ -163,6 +163,7 @@ def install(env: Environment) -> None:
     env.globals["lang"] = current
     env.globals["number"] = number
     env.globals["percent"] = percent
+    env.globals["moment"] = moment_text
     env.globals["lang_names"] = NAMES
 
 

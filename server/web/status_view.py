@@ -13,7 +13,7 @@ from engine.moves import ClaimAbandoned
 
 from ..core.computer import level_of
 from ..core.room import Player, Room, Status
-from .i18n import _, moment_text, ngettext, number
+from .i18n import _, ngettext, number
 from .view_model import (
     display_name,
     player_names,
@@ -189,9 +189,10 @@ class ClockLook:
     text: str
     running: bool
     low: bool
-    deadline: str = ""
-    """A correspondence clock's running seat: the moment its time is up (``Dec 2, 2026, 14:05
-    UTC``): days away, "2 d 23 h" alone leaves the reader to count (an outside probe)."""
+    deadline_ms: int | None = None
+    """A correspondence clock's running seat: when its time is up, shown beside the card's clock
+    as a moment (``Dec 2, 2026, 14:05 UTC``, formatted there: a heartbeat's clocks do not show
+    it): days away, "2 d 23 h" alone leaves the reader to count (an outside probe)."""
 
 
 def clock_looks(room: Room, now_ms: int) -> list[ClockLook] | None:
@@ -201,8 +202,7 @@ def clock_looks(room: Room, now_ms: int) -> list[ClockLook] | None:
     running = data["running"] if room.status is Status.PLAYING else None
     due = room.clock.deadline_ms() if room.clock is not None and room.clock.per_move and running is not None else None
     return [
-        ClockLook(seat, clock_text(ms), running == seat, ms < 30_000,
-                  moment_text(due) if due is not None and running == seat else "")
+        ClockLook(seat, clock_text(ms), running == seat, ms < 30_000, due if running == seat else None)
         for seat, ms in enumerate(data["remaining_ms"])
     ]
 
