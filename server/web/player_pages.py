@@ -31,7 +31,7 @@ from ..store.player_games import CURSOR
 from .clock_choices import CLOCK_CHOICES
 from .i18n import _
 from .player_view import category_text, game_row, leader_rows, rating_looks
-from .site import error_page_for, redirect, render_page, visitor_of, web_of
+from .site import error_page_for, ongoing_of, redirect, render_page, visitor_of, web_of
 
 PLAYER_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 HISTORY_SHOWN = 10
@@ -50,11 +50,12 @@ def _before(request: Request) -> str | None:
     return raw if raw is not None and CURSOR.match(raw) else None
 
 
-async def _lists(state: Any, player_id: str, before: str | None) -> tuple[list[Any], list[Any], str | None]:
+async def _lists(request: Request, player_id: str, before: str | None) -> tuple[list[Any], list[Any], str | None]:
     """The player's ongoing games, :data:`FINISHED_SHOWN` finished ones (after the cursor
     ``before``, if given) and the cursor of the page after them (``None``: none older)."""
-    ongoing, (finished, older) = await asyncio.gather(state.games.ongoing(player_id),
-                                                      state.games.finished_page(player_id, FINISHED_SHOWN, before))
+    ongoing, (finished, older) = await asyncio.gather(
+        ongoing_of(request, player_id),  # read already for the header's count on one's own pages
+        request.app.state.games.finished_page(player_id, FINISHED_SHOWN, before))
     return ongoing, finished, older
 
 
@@ -72,7 +73,7 @@ async def player_page(request: Request) -> Response:
     own = me is not None and me.id == player_id
     before = _before(request)
     ratings, (ongoing, finished, older) = await asyncio.gather(state.ratings.ratings_of(player_id),
-                                                               _lists(state, player_id, before))
+                                                               _lists(request, player_id, before))
     played = [c for c in CATEGORIES if ratings[c].games]
     histories = await state.ratings.histories(player_id, played, HISTORY_SHOWN + 1) if played else {}
     now = _now_ms()
@@ -101,7 +102,7 @@ async def my_games(request: Request) -> Response:
     if me is None:
         return redirect("/?next=/me")
     before = _before(request)
-    ongoing, finished, older = await _lists(request.app.state, me.id, before)
+    ongoing, finished, older = await _lists(request, me.id, before)
     now = _now_ms()
     return render_page(request, "my_games.html", me, ongoing=[game_row(e, now) for e in ongoing],
                        finished=[game_row(e, now) for e in finished], older=older, before=before,

@@ -111,12 +111,23 @@ async def visitor_of(request: Request) -> Player | None:
     return current
 
 
+async def ongoing_of(request: Request, player_id: str) -> list[dict[str, Any]]:
+    """The player's ongoing games (``PlayerGames.ongoing``: a read of their list and rooms),
+    read once per request: the header's count and a page's list ("My games", one's own page)."""
+    held = getattr(request.state, "ongoing", None)
+    if held is not None and held[0] == player_id:
+        return held[1]
+    games = await request.app.state.games.ongoing(player_id)
+    request.state.ongoing = (player_id, games)
+    return games
+
+
 async def _turns_waiting(request: Request, player_id: str) -> int:
     """How many of the player's games wait for their move: the header's count beside "My
     games" (:func:`render_page`). Why: a correspondence player learns of a move to make on any
     page of the site, not only on "My games" (an outside probe). Redis away: none shown."""
     try:
-        return sum(1 for entry in await request.app.state.games.ongoing(player_id) if entry.get("your_turn"))
+        return sum(1 for entry in await ongoing_of(request, player_id) if entry.get("your_turn"))
     except Exception as exc:
         if not redis_down(request.app.state.metrics, "games", exc, player=player_id):
             raise
