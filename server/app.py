@@ -53,7 +53,7 @@ from .store.presence import Presence
 from .store.pubsub import PubSub, open_pubsub
 from .store.results import Results
 from .store.room_feed import RoomFeed
-from .store.service import BOARDS_PER_SOURCE, RoomService
+from .store.service import RoomService, board_lane
 from .store.store import Store
 from .tasks import stop_tasks
 from .web import pages, sound
@@ -95,7 +95,7 @@ class Parts:
                             retention=Retention(settings.finished_ttl_s, settings.idle_ttl_s),
                             analyses=Analyses(store, metrics, at_end=settings.analyse_at_end),
                             # a worker each: boards never delay a computer's answer (server/store/offload.py)
-                            boards=Offload(most_waiting=settings.board_queue, most_per_group=BOARDS_PER_SOURCE),
+                            boards=board_lane(settings.board_queue),
                             answers=Offload(),
                             results=Results(store, metrics, ratings, Players(store.redis)), games=games, feed=feed)
         hub = Hub(rooms, cache, feed, pubsub or open_pubsub(url, lean=settings.lean_redis), metrics)

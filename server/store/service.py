@@ -109,6 +109,12 @@ outside probe's 20 guests of one address made another player's first click wait 
 school behind one NAT rarely makes five no-guess boards in the same fifth of a second."""
 
 
+def board_lane(most_waiting: int = BOARD_QUEUE) -> Offload:
+    """The board lane: a worker of its own, one board in flight per player, a few per address
+    (:data:`BOARDS_PER_SOURCE`), ``most_waiting`` waiting (the app passes its setting)."""
+    return Offload(most_waiting=most_waiting, most_per_group=BOARDS_PER_SOURCE)
+
+
 class RoomService:
     def __init__(self, store: Store, cache: RoomCache, metrics: Metrics, *, retries: int = 8,
                  retention: Retention = Retention(), now_ms: Callable[[], int] = wall_ms,
@@ -120,7 +126,7 @@ class RoomService:
         self.outages = outages or OutageLog(now_ms)
         """When this process could not reach the store: what :func:`decide` gives clock time back for
         (every load and commit here, the sweeper and the hub's pub/sub link report to it)."""
-        self.boards = boards or Offload(most_waiting=BOARD_QUEUE, most_per_group=BOARDS_PER_SOURCE)
+        self.boards = boards or board_lane()
         """Runs the decisions a game says are costly (a no-guess layout) off the event loop: a
         lane of its own, one board in flight per player, a few per address, a bounded queue
         (:meth:`_prepared`)."""
