@@ -421,8 +421,9 @@ class Classic:
             for r, c in self.flags:
                 if (r, c) not in self.mines:
                     grid[r * width + c] = WRONG_FLAG
-            if self.fatal is not None:
-                grid[self.fatal[0] * width + self.fatal[1]] = FATAL
+            if self.fatal is not None:  # every mine the losing click opened: a chord may open several
+                for r, c in self.last_opened or (self.fatal,):
+                    grid[r * width + c] = FATAL
         numbers = self.numbers
         for r, c in self.opened:
             grid[r * width + c] = _DIGITS[numbers[(r, c)]]

@@ -193,6 +193,20 @@ def test_a_satisfied_chord_opens_the_other_neighbours_and_a_wrong_flag_detonates
     assert lost.clicks == [1, 1, 1]
 
 
+def test_a_losing_chord_shows_every_mine_it_opened() -> None:
+    """A chord under two wrong flags opens two mines: both show as opened (``X``), as the
+    Minesweeper programs show them; the event names the first (an outside probe saw one ``X``
+    and one ``*``)."""
+    game = game_with(5, 5, {(2, 2), (2, 4), (3, 0), (4, 0)}, (0, 0))
+    game.apply(0, Reveal((0, 0)))
+    game.apply(0, Flag((3, 1)))
+    game.apply(0, Flag((3, 2)))
+    end = game.apply(0, Chord((2, 1)))[-1]
+    assert isinstance(end, ClassicEnded) and end.outcome.termination == EXPLODED and end.fatal == (2, 2)
+    for rows in (game.view(2).rows, Classic.from_snapshot(game.snapshot()).view(0).rows):
+        assert rows[2][2] == rows[3][0] == "X" and rows[4][0] == rows[2][4] == "*" and rows[3][1] == rows[3][2] == "W"
+
+
 def test_the_game_is_won_when_every_safe_cell_is_open_without_flags() -> None:
     game = game_with(5, 5, LAYOUT, (0, 0))
     game.apply(0, Reveal((0, 0)))
