@@ -152,14 +152,15 @@ def moved_cell(log: Sequence[tuple[int, Move]], at: int) -> Cell | None:
 
 
 def timer_text(ms: int | None, final: bool) -> str:
-    """Whole seconds while the game runs (``0`` before the first click); at the end the exact
-    time, to the millisecond, in the reader's language (``2.205``, German ``2,205``): the time
-    the leaderboards rank by, so two different times never read the same (two decimals rounded
-    25 ms and 18 ms alike to ``0.02``, ranked 1 and 2)."""
+    """Whole seconds while the game runs (``0`` before the first click: the page's timer moves
+    with the heartbeat, once a second); at the end the time to the hundredth, cut as a
+    stopwatch cuts it (``2.209`` s reads ``2.20``, German ``2,20``), as RULES.md shows it. The
+    leaderboards rank the same hundredths (:func:`server.store.results.ranks`): two times that
+    read the same share a rank."""
     if ms is None:
         return "0"
     if final:
-        return number(ms / 1000, 3)
+        return number(ms // 10 / 100, 2)
     return str(ms // 1000)
 
 

@@ -20,8 +20,8 @@ async def layout(api: Api, game_id: str) -> set[tuple[int, int]]:
     return {tuple(m) for m in (await api.request("GET", f"/api/v1/games/{game_id}/layout"))["mines"]}
 
 
-PACE_S = 0.06
-"""A click every 60 ms at the quickest: below the leaderboards' 20 a second (a person's pace,
+PACE_S = 0.075
+"""A click every 75 ms at the quickest: below the leaderboards' 15 a second (a person's pace,
 ``server.store.results.humanly_possible``), so a test's win is ranked."""
 
 

@@ -93,7 +93,8 @@ def won_solo(clicks_ms: list[int]) -> Room:
 @pytest.mark.parametrize("lang,sep", [("en", "."), ("de", ",")])
 def test_every_number_with_a_fraction_has_the_reader_decimal_sign(lang: str, sep: str) -> None:
     with i18n.using(lang):
-        assert timer_text(2_200, True) == f"2{sep}200" and timer_text(25, True) == f"0{sep}025" and timer_text(2_200, False) == "2"
+        assert timer_text(2_200, True) == f"2{sep}20" and timer_text(25, True) == f"0{sep}02" and timer_text(2_200, False) == "2"
+        assert timer_text(2_209, True) == f"2{sep}20"  # cut, as a stopwatch shows it (RULES.md: two decimals)
         assert clock_text(9_500) == f"0:09{sep}5" and clock_text(61_001) == "1:02"
         assert time_control_text(Clock.new(90_000, 0)) == f"1{sep}5+0"
         assert time_control_text(Clock.new(90_000, 500)) == f"1{sep}5+0{sep}5"
@@ -103,9 +104,9 @@ def test_every_number_with_a_fraction_has_the_reader_decimal_sign(lang: str, sep
                                                                    f"\u00b10{sep}0"]
         assert i18n.number(-1.26, 1) == f"{MINUS}1{sep}3" and i18n.number(5.0, 2, trim=True) == "5"
         stats = solo_stats(won_solo([2_000, 4_200]))
-        assert stats is not None and (stats.time, stats.bv_per_s) == (f"2{sep}200", f"0{sep}45")  # 3BV 1 in 2.2 s
+        assert stats is not None and (stats.time, stats.bv_per_s) == (f"2{sep}20", f"0{sep}45")  # 3BV 1 in 2.2 s
         end = render("_solo.html", "timer", stats.time, False)
-        assert f"<strong>2{sep}200</strong> s" in end and f"2{sep}200" in end.split('aria-label="')[1].split('"')[0]
+        assert f"<strong>2{sep}20</strong> s" in end and f"2{sep}20" in end.split('aria-label="')[1].split('"')[0]
         analysis = StoredAnalysis([], [{"seat": 0, "moves": 3, "safest_share": 0.5, "excess_risk": 0.234, "luck": 0.7},
                                        {"seat": 1, "moves": 0, "safest_share": None, "excess_risk": None, "luck": 0.0}],
                                   [])
@@ -123,7 +124,7 @@ def test_the_solo_leaderboard_rows_use_the_reader_decimal_sign(lang: str, sep: s
             me=None, rows=[(1, row), (1, row)], preset="beginner", mode="classic", period="all",
             presets=("beginner",), modes=("classic",), periods={"all": "all time"},
             seconds=lambda ms: timer_text(ms, True))
-    assert f"<td>2{sep}200 s</td><td>12</td><td>5{sep}45</td><td>80{'' if lang == 'en' else NBSP}%</td>" in page
+    assert f"<td>2{sep}20 s</td><td>12</td><td>5{sep}45</td><td>80{'' if lang == 'en' else NBSP}%</td>" in page
     assert page.count('<th scope="row">1</th><td><a href="/p/gA" id="lb-who-s1">Anna</a></td>') == 2  # a tie shares its rank; the name links
 
 
@@ -143,14 +144,15 @@ def test_dates_are_written_as_the_reader_writes_them() -> None:
 # ---------------------------------------------------------------------- plurals
 
 
-@pytest.mark.parametrize("lang,one,many", [("en", "1 mine left", "2 mines left"),
-                                           ("de", "noch 1 Mine (", "noch 2 Minen (")])
-def test_the_solo_counter_and_the_chords_say_one_in_the_singular(lang: str, one: str, many: str) -> None:
+@pytest.mark.parametrize("lang,one,many,over", [("en", "1 mine left", "2 mines left", "3 flags more than mines"),
+                                                ("de", "noch 1 Mine (", "noch 2 Minen (", "3 Fahnen mehr als Minen")])
+def test_the_solo_counter_and_the_chords_say_one_in_the_singular(lang: str, one: str, many: str, over: str) -> None:
     with i18n.using(lang):
         assert one in render("_solo.html", "counter", 1) and many in render("_solo.html", "counter", 2)
+        assert over in render("_solo.html", "counter", -3)  # more flags than mines: not "-3 mines left"
         room = won_solo([2_000, 4_200])
-        for clicks, said in (((3, 4, 1), ("(3 reveals, 4 flags, 1 chord)", "(3 aufgedeckt, 4 Fahnen, 1 Akkord)")),
-                             ((1, 1, 2), ("(1 reveal, 1 flag, 2 chords)", "(1 aufgedeckt, 1 Fahne, 2 Akkorde)"))):
+        for clicks, said in (((3, 4, 1), ("(3 reveals, 4 flags, 1 chord)", "(3 Aufdeckungen, 4 Fahnen, 1 Akkord)")),
+                             ((1, 1, 2), ("(1 reveal, 1 flag, 2 chords)", "(1 Aufdeckung, 1 Fahne, 2 Akkorde)"))):
             stats = replace(solo_stats(room), clicks=clicks)  # type: ignore[type-var]  # each count its own number
             assert said[lang == "de"] in render("_solo.html", "endgame", stats, room.id, restart_of(room), True)
 

@@ -59,7 +59,7 @@ def test_the_fastest_box_shows_both_modes_of_every_board(client: TestClient, red
     """It showed the classic boards alone, unlabelled: "Intermediate: Nobody yet" while the
     Intermediate no-guess board had entries. Each list now names its mode and links its board."""
     name = "Nia" + secrets.token_hex(3)
-    put(redis_url, "intermediate", "no-guess", name, 1_600, 30, 30)  # 18 clicks a second: a person's pace
+    put(redis_url, "intermediate", "no-guess", name, 3_000, 30, 30)  # 10 clicks a second: a person's pace
     client.cookies.clear()
     page = client.get("/solo").text
     for preset in ("beginner", "intermediate", "expert"):

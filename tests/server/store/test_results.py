@@ -1,6 +1,7 @@
 """The classic game's leaderboards (``server.store.results``) on the real Valkey: equal times
-share a rank and list the earlier win first, rows carry the name registered now, and a game
-won by its first click is not ranked."""
+share a rank and list the earlier win first, rows carry the name registered now, each player
+stands on a board once, and a game won by its first click (or at a program's pace) is not
+ranked."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from server.store.players import Players
 from server.store.results import (
     Results,
     SoloResult,
+    best_per_player,
     humanly_possible,
     ranks,
     solo_result,
@@ -31,6 +33,22 @@ def test_equal_times_share_a_rank_and_the_next_counts_them() -> None:
     rows = [SoloResult("r", "p", "n", "b", "classic", ms, 1, 1, 0) for ms in (400, 500, 500, 500, 700, 700, 900)]
     assert ranks(rows) == [1, 2, 2, 2, 5, 5, 7]
     assert ranks([]) == []
+
+
+def test_times_that_read_the_same_to_the_hundredth_share_a_rank() -> None:
+    """RULES.md shows the time to two decimals: 5.003 and 5.009 s both read 5.00."""
+    rows = [SoloResult("r", "p", "n", "b", "classic", ms, 1, 1, 0) for ms in (4_999, 5_000, 5_003, 5_009, 5_010)]
+    assert ranks(rows) == [1, 2, 2, 2, 5]
+
+
+def test_a_board_shows_each_player_once_with_their_best() -> None:
+    def row(room: str, player: str, ms: int, clicks: int = 10) -> SoloResult:
+        return SoloResult(room, player, player, "expert", "classic", ms, 100, clicks, 0)
+    rows = [row("a1", "ann", 20_000), row("bot", "ben", 1_000, 300), row("a2", "ann", 21_000), row("b1", "ben", 22_000),
+            row("a3", "ann", 23_000), row("c1", "cy", 24_000)]
+    assert [r.room for r in best_per_player(rows, 50)] == ["a1", "b1", "c1"]  # ben's program's win kept off
+    assert [r.room for r in best_per_player(rows, 2)] == ["a1", "b1"]
+    assert best_per_player([], 5) == []
 
 
 async def test_equal_times_list_the_earlier_win_first_under_the_name_registered_now(redis_url: str) -> None:
@@ -88,16 +106,22 @@ def test_a_game_won_by_its_first_click_is_not_ranked() -> None:
 
 
 def test_a_win_faster_than_a_person_plays_is_not_ranked() -> None:
-    """The probe's program: a no-guess Expert in 0.467 s (3BV 146) and Beginners in 0.01 s."""
-    assert not humanly_possible(467, 146, 146) and not humanly_possible(10, 3, 3)
-    assert humanly_possible(26_590, 146, 180)  # an Expert at world-record pace
-    assert humanly_possible(490, 2, 2)  # the fastest Beginners: 3BV 2 in half a second
-    assert not humanly_possible(1_000, 12, 30)  # 29 clicks in a second after the first
-    assert not humanly_possible(1_000, 30, 10)  # chords: few clicks, but 29 3BV in a second
-    assert humanly_possible(1_000, 21, 21) and not humanly_possible(999, 21, 21)  # 20 a second at most
+    """The probes' programs: a no-guess Expert in 0.467 s (3BV 146), Beginners in 0.01 s, and a
+    no-guess Expert at 18.5 clicks a second in 9.985 s (3BV 160): first place at 2.5 times the
+    world record's pace."""
+    assert not humanly_possible(467, 146, 146, "expert") and not humanly_possible(10, 3, 3, "beginner")
+    assert not humanly_possible(9_985, 160, 185, "expert")
+    assert humanly_possible(26_590, 146, 180, "expert")  # an Expert at world-record pace
+    assert humanly_possible(490, 2, 2, "beginner")  # the fastest Beginners: 3BV 2 in half a second
+    assert not humanly_possible(1_000, 12, 30, "beginner")  # 29 clicks in a second after the first
+    assert not humanly_possible(1_000, 30, 10, "beginner")  # chords: few clicks, but 29 3BV in a second
+    assert humanly_possible(1_000, 16, 16, "beginner") and not humanly_possible(999, 16, 16, "beginner")  # 15 clicks/s
+    assert humanly_possible(1_000, 21, 10, "beginner") and not humanly_possible(999, 21, 10, "beginner")  # 20 3BV/s
+    assert humanly_possible(1_000, 13, 10, "intermediate") and not humanly_possible(999, 13, 10, "intermediate")
+    assert humanly_possible(1_000, 11, 10, "expert") and not humanly_possible(999, 11, 10, "expert")
     assert solo_result(won([(1, 1), (8, 8)], step_ms=1_000)) is not None
-    assert solo_result(won([(1, 1), (8, 8)], step_ms=20)) is None  # 50 clicks a second: a program
-    assert solo_result(won([(1, 1), (8, 8)], step_ms=50)) is not None  # 20 a second: still allowed
+    assert solo_result(won([(1, 1), (8, 8)], step_ms=50)) is None  # 20 clicks a second: a program
+    assert solo_result(won([(1, 1), (8, 8)], step_ms=67)) is not None  # 15 a second: still allowed
 
 
 async def test_a_program_s_win_reaches_neither_the_boards_nor_the_bests(redis_url: str) -> None:
@@ -122,6 +146,22 @@ async def test_boards_and_bests_read_past_entries_made_before_the_pace_rule(redi
             await store.record_solo(board, "classic", "d20261129", player, result.to_json(), time_ms, 50, 60)
         assert [r.room for r in await results.leaderboard(board, "classic", "all", 1)] == ["anna"]
         assert await results.bests(player) == {}  # its best is the program's: shown nowhere
+    finally:
+        await store.close()
+
+
+async def test_a_board_reads_past_one_player_s_slower_games(redis_url: str) -> None:
+    """Ann's five fast games fill the first five places the board keeps; read five at a time,
+    it still shows Ben after her best."""
+    store = Store(redis_url)
+    results = Results(store, Metrics())
+    board, ann, ben = "test-" + secrets.token_hex(4), "g" + secrets.token_hex(5), "g" + secrets.token_hex(5)
+    try:
+        games = [(f"ann{n}", ann, 9_000 + n) for n in range(5)] + [("ben", ben, 9_500)]
+        for room, player, time_ms in games:
+            result = SoloResult(room, player, "P", board, "classic", time_ms, 20, 30, 1_795_000_000_000)
+            await store.record_solo(board, "classic", "d20261129", player, result.to_json(), time_ms, 50, 60)
+        assert [r.room for r in await results.leaderboard(board, "classic", "all", 5)] == ["ann0", "ben"]
     finally:
         await store.close()
 
