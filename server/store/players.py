@@ -128,8 +128,9 @@ class Players:
         return name
 
     async def rename(self, player_id: str, new_name: str) -> str:
-        """Change a registered player's name: the old one is free for others at once. Another
-        case of one's own name is fine. Raises :class:`NameTaken` or :class:`UnknownPlayer`."""
+        """Change a registered player's name: the old one stays theirs (nobody else may take it:
+        their games show it; ``scripts.players.NAME_CLAIM``). Another case of one's own name is
+        fine. Raises :class:`NameTaken` or :class:`UnknownPlayer`."""
         await self._set_name(player_id, new_name, must_exist=True)
         return new_name
 

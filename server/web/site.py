@@ -96,7 +96,7 @@ def redirect(url: str) -> RedirectResponse:
 async def visitor_of(request: Request) -> Player | None:
     """The visitor's guest under the name registered now (:meth:`Guests.current`, one Redis
     read), or ``None``. The cookie's token keeps the name it was issued with: after a rename
-    through the API that name is free and may be someone else's, so the header must not show
+    through the API that name is no longer the one shown for them, so the header must not show
     it. Redis away: the cookie's name (the page still works)."""
     me = web_of(request).player_of(request)
     if me is None:

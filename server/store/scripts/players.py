@@ -1,8 +1,10 @@
 """Scripts of players: names, ratings, their games and the classic game's results.
 
 :data:`NAME_CLAIM` gives a player a name that no other player holds in any case or width: it
-claims the new name's key and frees the player's old one in the same step, so two players
-racing for one name cannot both win and a rename never leaves a name claimed twice.
+claims the new name's key in one step, so two players racing for one name cannot both win. A
+name given up in a rename stays claimed by its player (who may take it back): the games played
+under it keep showing it, and nobody else may then pass for their player (an outside probe saw
+a leaderboard game credited to a name a new guest had taken since).
 
 :data:`RATING_RESULT` writes one rated game's new ratings (computed in Python by the library
 from the ratings read before), exactly once per game: only if the game is not marked applied,
@@ -28,13 +30,9 @@ keeps the game's room as long as a board or the bests link to it
 NAME_CLAIM = """
 -- KEYS: the player's record, the claimed names. ARGV: player id, name, the name's key,
 -- '1' if the player must already have a name (a rename).
-local old = redis.call('HGET', KEYS[1], 'key')
-if ARGV[4] == '1' and not old then return 'unknown' end
+if ARGV[4] == '1' and not redis.call('HGET', KEYS[1], 'key') then return 'unknown' end
 local owner = redis.call('HGET', KEYS[2], ARGV[3])
 if owner and owner ~= ARGV[1] then return 'taken' end
-if old and old ~= ARGV[3] and redis.call('HGET', KEYS[2], old) == ARGV[1] then
-  redis.call('HDEL', KEYS[2], old)
-end
 redis.call('HSET', KEYS[2], ARGV[3], ARGV[1])
 redis.call('HSET', KEYS[1], 'name', ARGV[2], 'key', ARGV[3])
 return 'ok'

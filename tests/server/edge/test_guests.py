@@ -39,7 +39,7 @@ async def test_guests_without_a_name_get_distinct_ones(guests: Guests) -> None:
     assert len({p.name for p in made}) == 20 and all(p.name.startswith("Guest-") for p in made)
 
 
-async def test_a_rename_frees_the_old_name_and_the_new_token_carries_the_new(guests: Guests) -> None:
+async def test_a_rename_keeps_the_old_name_and_the_new_token_carries_the_new(guests: Guests) -> None:
     old, new = unique("Anna"), unique("Hanna")
     anna, old_token = await guests.create(old)
     renamed, token = await guests.rename(anna, new)
@@ -47,7 +47,9 @@ async def test_a_rename_frees_the_old_name_and_the_new_token_carries_the_new(gue
     stale = guests.auth.resolve(old_token)
     assert stale is not None and stale.id == anna.id  # the old token still names the same guest...
     assert await guests.current(stale) == renamed  # ...who is seated under the current name
-    other, _ = await guests.create(old)  # the old name is free for somebody else
+    with pytest.raises(NameTaken):
+        await guests.create(old)  # the old name stays hers: her games show it
+    other, _ = await guests.create(None)
     with pytest.raises(NameTaken):
         await guests.rename(other, new.lower())
     assert (await guests.rename(renamed, new.upper()))[0].name == new.upper()  # one's own name, other case

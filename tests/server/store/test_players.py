@@ -134,16 +134,21 @@ async def test_what_pages_show_for_no_person_is_nobody_s_name_in_any_language_or
         assert await players.register(fresh(), name) == name
 
 
-async def test_a_rename_frees_the_old_name(clients) -> None:
+async def test_a_name_given_up_stays_its_player_s(clients) -> None:
+    """Her games show the name she played under: nobody else may take it (an outside probe saw
+    a leaderboard game credited to a name a new guest had taken since); she may take it back."""
     players = Players(clients[0])
     anna, ben = fresh(), fresh()
     old, new = "Anna" + fresh("x"), "Hanna" + fresh("x")
     await players.register(anna, old)
     await players.register(ben, "Ben" + fresh("x"))
     assert await players.rename(anna, new) == new
-    assert await players.name_of(anna) == new and await players.holder_of(old) is None
-    assert await players.register(ben, old.upper()) == old.upper()  # ben takes the freed name
-    assert await players.holder_of(old) == ben
+    assert await players.name_of(anna) == new and await players.holder_of(old) == anna
+    with pytest.raises(NameTaken):
+        await players.register(ben, old.upper())
+    with pytest.raises(NameTaken):
+        await players.register(fresh(), old)
+    assert await players.rename(anna, old) == old and await players.name_of(anna) == old
 
 
 async def test_renames_that_are_refused_change_nothing(clients) -> None:
