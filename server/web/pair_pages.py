@@ -28,7 +28,7 @@ from engine import Abort
 
 from ..core.commands import Join, Play
 from ..core.pools import POOLS, TIME_CONTROLS, Pool, TimeControl, pool_clock
-from ..core.room import Player
+from ..core.room import Player, Status
 from ..edge import new_game
 from ..edge.csp import SecurityHeaders
 from ..edge.limits import Limited, guard_of
@@ -49,6 +49,7 @@ from .site import (
     error_page_for,
     guest_of,
     limited_page,
+    ongoing_shown,
     redirect,
     redirect_as,
     render_page,
@@ -172,14 +173,28 @@ def _pool_of(form: dict[str, str]) -> Pool:
 
 
 async def page(request: Request) -> Response:
-    """The "Looking for an opponent…" page of one pool."""
+    """The "Looking for an opponent…" page of one pool; while the visitor plays a live game, a
+    way back to it instead (``anyway=1``: look all the same). Why: the browser's Back from a
+    game that pairing began comes here, and the page's socket seeks at once: an outside probe
+    was paired into a second game while the first one's clock ran."""
     me = await visitor_of(request)
     pool = POOLS.get(request.query_params.get("pool", ""))
     if me is None:
         return redirect("/")
     if pool is None:
         return await error_page_for(request, 404, _("No such pool"), _("That link does not name a pool."))
-    return render_page(request, "pair.html", me, pool=pool, pool_label=pool_label(pool))
+    playing = None if request.query_params.get("anyway") == "1" else await _live_game_of(request, me)
+    return render_page(request, "pair.html", me, pool=pool, pool_label=pool_label(pool), playing=playing)
+
+
+async def _live_game_of(request: Request, me: Player) -> str | None:
+    """The id of a live game (a clock in minutes, not days) the visitor is playing, if any
+    (Redis away: none, the page seeks as before)."""
+    for entry in await ongoing_shown(request, me.id):
+        clock = entry.get("clock") or {}
+        if entry["status"] == Status.PLAYING.value and "initial_ms" in clock:
+            return str(entry["id"])
+    return None
 
 
 async def landing(request: Request) -> Response:

@@ -122,16 +122,22 @@ async def ongoing_of(request: Request, player_id: str) -> list[dict[str, Any]]:
     return games
 
 
+async def ongoing_shown(request: Request, player_id: str) -> list[dict[str, Any]]:
+    """:func:`ongoing_of` for what a page shows beside its own content (the header's count, the
+    pairing page's way back to a game): none while Redis is away (logged and counted)."""
+    try:
+        return await ongoing_of(request, player_id)
+    except Exception as exc:
+        if not redis_down(request.app.state.metrics, "games", exc, player=player_id):
+            raise
+        return []
+
+
 async def _turns_waiting(request: Request, player_id: str) -> int:
     """How many of the player's games wait for their move: the header's count beside "My
     games" (:func:`render_page`). Why: a correspondence player learns of a move to make on any
     page of the site, not only on "My games" (an outside probe). Redis away: none shown."""
-    try:
-        return sum(1 for entry in await ongoing_of(request, player_id) if entry.get("your_turn"))
-    except Exception as exc:
-        if not redis_down(request.app.state.metrics, "games", exc, player=player_id):
-            raise
-        return 0
+    return sum(1 for entry in await ongoing_shown(request, player_id) if entry.get("your_turn"))
 
 
 def render_page(request: Request, template: str, me: Player | None, status_code: int = 200,

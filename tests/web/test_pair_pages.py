@@ -170,3 +170,28 @@ async def test_two_presses_at_once_of_the_same_correspondence_button_meet(start_
             assert first == second, trial
             room = (await http.get(f"/api/v1/games/{first}")).json()["room"]
             assert room["status"] == "playing" and all(room["players"]), trial
+
+
+def test_while_a_live_game_is_played_the_page_leads_back_to_it(live_server: LiveServer) -> None:
+    """The browser's Back from a game that pairing began opens this page, whose socket seeks at
+    once: an outside probe was paired into a second game while the first one's clock ran. A
+    correspondence game does not stop the search; ``anyway=1`` looks all the same."""
+    base = live_server.url
+    page_url = base + "/pair?pool=" + quote(POOL, safe="")
+    (anna, anna_token), (_ben, ben_token) = form_guest(base, "Anna"), form_guest(base, "Ben")
+
+    def game(clock: dict[str, float]) -> str:
+        made = httpx.post(base + "/api/v1/games", json={"seat": 0, "clock": clock},
+                          headers={"authorization": f"Bearer {anna_token}"})
+        joined = httpx.post(f"{base}/api/v1/games/{made.json()['id']}/join",
+                            headers={"authorization": f"Bearer {ben_token}"})
+        assert made.status_code == 201 and joined.status_code == 200, (made.text, joined.text)
+        return made.json()["id"]
+
+    game({"days": 3})
+    assert 'ws-connect="/pair/ws' in httpx.get(page_url, cookies={COOKIE: anna}).text
+    live = game({"initial": 300, "increment": 3})
+    page = httpx.get(page_url, cookies={COOKIE: anna}).text
+    assert "You are playing a game" in page and f'href="/g/{live}" id="pair-back"' in page
+    assert "ws-connect" not in page
+    assert 'ws-connect="/pair/ws' in httpx.get(page_url + "&anyway=1", cookies={COOKIE: anna}).text
