@@ -139,7 +139,8 @@ async def room_page(request: Request) -> Response:
         invite_url=invite,
         ruleset=room.ruleset,
         ruleset_label=terms_text(room),
-        rules={"hit": points_text(rules.hit_points), "wrong": points_text(rules.wrong_mark_points)},
+        rules={"hit": points_text(rules.hit_points), "wrong": points_text(rules.wrong_mark_points),
+               "table": ", ".join(points_text(p) for p in rules.mark_table)},
         total_mines=room.view(viewer).total_mines,
     )
 

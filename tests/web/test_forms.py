@@ -302,3 +302,18 @@ def test_the_sound_and_language_switches_refuse_a_value_their_buttons_never_send
     refused(anna.post("/lang", data={"lang": "fr"}), 400, "There is no such language.")
     switched = anna.post("/lang", data={"lang": "de"}, headers={**SAME_SITE, "referer": BASE + "/solo"})
     assert switched.status_code == 303 and switched.cookies["lang"] == "de"
+
+
+@pytest.mark.parametrize("ruleset,table", [("brettspielnetz", "+5, +3, +3, +4, +4, +4, +4, +5, +5, +5, +5, +6, +6, +6, +6"),
+                                           ("coan", None)])
+def test_how_to_play_gives_the_mark_table_and_the_auto_reveal_as_rules_md_does(client: TestClient, ruleset: str,
+                                                                                table: str | None) -> None:
+    """An outside probe read "+3 to +6, the table rises" and saw the first mine pay +5, and read
+    that cells proven safe open by themselves while the opening 0's safe neighbours stayed
+    hidden (a cell opens when its number is proven too)."""
+    anna = Guest(client, "Anna")
+    made = client.post("/api/v1/games", json={"seat": 0, "ruleset": ruleset},
+                       headers={"authorization": f"Bearer {anna.token}"}).json()
+    rules = anna.get(f"/g/{made['id']}").text.split('<details class="rules">')[1].split("</details>")[0]
+    assert "proves its number too" in rules and "a 0 does not open its neighbours" in rules
+    assert (table in rules) if table else ("<em>Gut!</em> +5." in rules and "+6" not in rules)
