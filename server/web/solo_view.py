@@ -213,10 +213,10 @@ def solo_stats(room: Room) -> SoloStats | None:
     if view.outcome is None or view.three_bv is None:
         return None
     elapsed = room.elapsed_ms(room.ended_ms or 0) or 0
-    seconds = max(elapsed, 1) / 1000
     won = view.outcome.termination == CLEARED
     solved = view.three_bv if won else three_bv(view.width, view.height, view.mines, room.game.opened)
-    return SoloStats(timer_text(elapsed, True), view.three_bv, number(view.three_bv / seconds, 2),
+    rate = number(view.three_bv / elapsed * 1000, 2) if elapsed else "–"  # a first click's win took no time
+    return SoloStats(timer_text(elapsed, True), view.three_bv, rate,
                      percent(view.three_bv / max(sum(view.clicks), 1)), view.clicks, won, solved)
 
 

@@ -37,12 +37,12 @@ def test_a_german_browser_plays_in_german_and_switches_to_english(browser: objec
         anna.page.click("#board button[name=cell]:not([disabled])")
         anna.wait_move(1)
         ben.wait_move(1)
-        assert "deckt auf" in anna.text("#moves") and "explore" in ben.text("#moves")
+        assert "öffnet" in anna.text("#moves") and "explore" in ben.text("#moves")
         ben.page.wait_for_selector("#status.your-turn")
         assert "Your turn" in ben.text("#status")
         assert "ist am Zug" in anna.text("#status")
         update = [f for f in anna.frames if 'id="move-1"' in f and not f.startswith("<!--snapshot-->")]
-        assert update and "deckt auf" in visible(update[0])  # the live update itself is German
+        assert update and "öffnet" in visible(update[0])  # the live update itself is German
         assert_speaks(anna.page.content(), "de")
         assert_speaks(ben.page.content(), "en")
         anna.shot(artifacts / "i18n-room-de.png", full_page=False)

@@ -249,6 +249,16 @@ def test_a_lost_game_shows_the_3bv_it_had_done_of_the_whole() -> None:
     assert solo_stats(won_solo([2_000, 4_200])).solved_bv == solo_stats(won_solo([2_000, 4_200])).three_bv  # type: ignore[union-attr]
 
 
+def test_a_classic_game_its_first_click_won_has_no_rate() -> None:
+    """It took no time: its 3BV/s is a dash, not 1000.00 (a division by a millisecond)."""
+    game = Classic(ClassicSetup(9, 9, 10, False, "ab" * 16))
+    game.mines = frozenset({(0, c) for c in range(9)} | {(1, 0)})
+    game.numbers = numbers_of(game.geo, game.mines)
+    room = play(open_room("s2", game, (ANNA,), None, 1_000).room, ANNA, Reveal((8, 8)), 2_000)
+    stats = solo_stats(room)
+    assert stats is not None and stats.won and (stats.time, stats.bv_per_s) == ("0.00", "\u2013")
+
+
 # ---------------------------------------------------------------------- German words
 
 
