@@ -98,15 +98,16 @@ class HtmlCodec(ConnectionHtml):
             # a finished game: the final board (or a replay position) and the replay bar
             parts = self.replay(room, len(room.game.log) if at is None else at, analysis, odds, odds_failed)
             out.update({k: parts[k] for k in ("board", "mines-left", "moves")})
+            played = bool(view.moves)  # no move made (aborted, resigned at once): nothing to replay or weigh
             end = {
                 "room_id": room.id,
                 "rematch": room.rematch,
                 "follow": follow and room.rematch is not None,
                 "seated": viewer in (0, 1),
                 "offer": rematch_offer_look(room, viewer),
-                "replay": parts["look"],
+                "replay": parts["look"] if played else None,
                 "names": seat_names(names),
-                "odds": parts.get("odds"),
+                "odds": parts.get("odds") if played else None,
             }
             out["endgame"] = m.endgame(end)
             out["rematch-area"] = m.rematch_area(end)

@@ -46,7 +46,7 @@ from .site import (
 )
 from .solo_pages import solo_room_page
 from .status_view import tab_title, terms_text
-from .view_model import points_text
+from .view_model import display_name, points_text
 
 log = logging.getLogger("mineduel.pages")
 
@@ -108,6 +108,8 @@ async def room_page(request: Request) -> Response:
     at = _at(request) if room.status is Status.OVER else None
     if room.kind == "classic":
         return solo_room_page(request, web, room, me, viewer, at)
+    if room.status is Status.OVER and None in room.players:
+        return await _called_off(request, room)
     codec = web.codec
     await load_labels(request, codec, room)
     analysis, broken = await _analysis(request, room) if room.status is Status.OVER else (None, False)
@@ -143,6 +145,16 @@ async def room_page(request: Request) -> Response:
                "table": ", ".join(points_text(p) for p in rules.mark_table)},
         total_mines=room.view(viewer).total_mines,
     )
+
+
+async def _called_off(request: Request, room: Room) -> Response:
+    """A challenge called off before anybody took it: no game was played, so no game page (an
+    outside probe saw a "Game aborted" page with its layout, a replay bar, an odds table and the
+    empty seat named three ways). ``410``: the game is gone for good."""
+    creator = next(p for p in room.players if p is not None)
+    return await error_page_for(request, 410, _("Challenge called off"),
+                                _("%(name)s called this challenge off before anybody took it.")
+                                % {"name": display_name(creator.name)})
 
 
 async def _no_odds(request: Request) -> Response:

@@ -317,3 +317,28 @@ def test_how_to_play_gives_the_mark_table_and_the_auto_reveal_as_rules_md_does(c
     rules = anna.get(f"/g/{made['id']}").text.split('<details class="rules">')[1].split("</details>")[0]
     assert "proves its number too" in rules and "a 0 does not open its neighbours" in rules
     assert (table in rules) if table else ("<em>Gut!</em> +5." in rules and "+6" not in rules)
+
+
+def test_a_challenge_called_off_has_no_game_page(client: TestClient) -> None:
+    """An outside probe opened a called-off challenge's link: a "Game aborted" page with its
+    layout, a replay bar, an odds table and the empty seat named three ways."""
+    cora = Guest(client, "Cora")
+    auth = {"authorization": f"Bearer {cora.token}"}
+    made = client.post("/api/v1/games", json={"seat": 0}, headers=auth).json()
+    assert client.post(f"/api/v1/games/{made['id']}/abort", json={}, headers=auth).status_code == 200
+    page = client.get(f"/g/{made['id']}")
+    assert page.status_code == 410 and "Challenge called off" in page.text
+    assert f"{cora.name} called this challenge off before anybody took it." in page.text
+    assert 'id="board"' not in page.text and 'id="odds"' not in page.text
+
+
+def test_a_game_aborted_before_any_move_shows_no_replay_and_no_odds(client: TestClient) -> None:
+    """Nothing was played: no replay bar ("1/1 Game aborted"), no odds table of dashes."""
+    anna, ben = Guest(client, "Anna"), Guest(client, "Ben")
+    made = client.post("/api/v1/games", json={"seat": 0}, headers={"authorization": f"Bearer {anna.token}"}).json()
+    assert client.post(f"/api/v1/games/{made['id']}/join", headers={"authorization": f"Bearer {ben.token}"}).status_code == 200
+    assert client.post(f"/api/v1/games/{made['id']}/abort", json={},
+                       headers={"authorization": f"Bearer {ben.token}"}).status_code == 200
+    page = anna.get(f"/g/{made['id']}")
+    assert page.status_code == 200 and 'id="endgame"' in page.text and 'id="rematch-area"' in page.text
+    assert 'id="replay"' not in page.text and 'id="odds"' not in page.text

@@ -187,8 +187,9 @@ def test_joining_and_ending_send_the_whole_picture(codec: HtmlCodec) -> None:
     assert 'id="join"' in codec.snapshot(waiting, SPECTATOR)
     joined = waiting.evolve(version=3, players=(ANNA, BEN))
     assert codec.update(waiting, joined, 0, []).startswith(SNAPSHOT_MARK)
-    over, events = after(joined, 1, Resign())
-    frame = codec.update(joined, over, SPECTATOR, events)
+    moved, _ = after(joined, 0, Explore(safe_far_cell(joined.game)))
+    over, events = after(moved, 1, Resign())
+    frame = codec.update(moved, over, SPECTATOR, events)
     assert frame.startswith(SNAPSHOT_MARK)
     assert "Ben resigned" in frame and "Anna wins" in frame
     assert 'class="fair verified"' in frame and 'id="replay"' in frame

@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import asyncio
 
-from engine import SPECTATOR, Resign
+from engine import SPECTATOR, Explore, Resign
 from server.edge.browser_session import BrowserConn
 from server.web.html_codec import HtmlCodec
 from server.web.html_frames import REPLAY_MARK, keeping_step
 
-from .test_render import after, new_room
+from .test_render import after, new_room, safe_far_cell
 
 
 def test_a_page_that_shows_the_end_keeps_its_step() -> None:
     codec = HtmlCodec()
     room = new_room()
-    over, _ = after(room, 1, Resign())
+    moved, _ = after(room, 0, Explore(safe_far_cell(room.game)))  # a move to replay
+    over, _ = after(moved, 1, Resign())
     full = codec.snapshot(over, SPECTATOR)
     assert REPLAY_MARK in full and codec.snapshot(room, SPECTATOR).count(REPLAY_MARK) == 0
     kept = keeping_step(full)
