@@ -34,11 +34,14 @@ async def create_guest(request: Request) -> JSONResponse:
 
 @handles
 async def rename_guest(request: Request) -> JSONResponse:
-    """``{"name"}``: the caller's new display name, and a token that carries it."""
+    """``{"name"}``: the caller's new display name, and a token that carries it. A rename spends
+    a guest creation of the address (a name given up stays its player's: renames claim names
+    as new guests do)."""
     player = player_of(request)
     name = _name_in(await read_body(request))
     if name is None:
         raise ApiError(400, "bad_field", "\"name\" must be a non-empty name")
+    guard_of(request).new_guest(request)
     try:
         player, token = await request.app.state.guests.rename(player, name)
     except NameTaken:

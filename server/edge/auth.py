@@ -105,6 +105,15 @@ def validate_name(name: object) -> str | None:
     return text or None
 
 
+def required_name(name: object) -> str:
+    """:func:`validate_name` where a name must be given (a form that asks for one): blank is
+    refused, not "pick one for me" (an outside probe typed spaces and became "Guest-…")."""
+    text = validate_name(name)
+    if text is None:
+        raise BadName(N_("a name needs at least one letter or sign"))
+    return text
+
+
 LOOKALIKE_SCRIPTS = frozenset({"LATIN", "GREEK", "CYRILLIC"})
 """Scripts whose letters pass for each other ("Аnna" with a Cyrillic А beside "Anna"): a name
 may use any one of them, not two (as browsers show a mixed-script domain name as punycode). Why

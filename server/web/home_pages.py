@@ -17,7 +17,7 @@ from ..core.computer import computer
 from ..core.ratings import clock_category
 from ..core.room import Player
 from ..edge import new_game
-from ..edge.auth import BadName, validate_name
+from ..edge.auth import BadName, required_name
 from ..edge.limits import Limited, guard_of
 from ..store.players import NameTaken
 from ..store.service import RoomRefused
@@ -74,7 +74,8 @@ async def guest(request: Request) -> Response:
     sent twice) stays that guest and goes on where the form was going, as that guest: their
     games and ratings belong to the guest in their cookie, which nothing else remembers, so a
     new guest would lose them for good. The header then says whom they play as; a name is
-    changed by a rename (``POST /api/v1/guests/me/name``), never by becoming somebody new.
+    changed by a rename (:mod:`.name_pages`, ``POST /api/v1/guests/me/name``), never by
+    becoming somebody new.
     """
     web = web_of(request)
     if not same_origin(request):
@@ -88,7 +89,7 @@ async def guest(request: Request) -> Response:
     if me is not None:
         return redirect(await _onward(request, await request.app.state.guests.current(me), target, join))
     try:
-        name = validate_name(form.get("name"))
+        name = required_name(form.get("name"))
         guard_of(request).new_guest(request)
     except BadName as exc:
         return await _name_refused(request, join, target, 400,

@@ -6,7 +6,7 @@ Forms are plain HTML forms (POST, then 303 to a page); the only script on any pa
 and its websocket extension, served from ``web/node_modules`` at a versioned URL with a
 one-year immutable cache. State-changing forms check the ``Origin`` header. The pages:
 :mod:`.home_pages` (home and its forms), :mod:`.room_pages` (a game), :mod:`.solo_pages`,
-:mod:`.pair_pages`, :mod:`.player_pages`.
+:mod:`.pair_pages`, :mod:`.player_pages`, :mod:`.name_pages`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..edge.csp import SecurityHeaders
-from . import forms, home_pages, language, room_pages
+from . import forms, home_pages, language, name_pages, room_pages
 from .pair_pages import routes as pair_routes
 from .player_pages import routes as player_routes
 from .site import missing_page, web_of
@@ -35,6 +35,8 @@ _headers = [Middleware(SecurityHeaders)]
 routes = [
     Route("/", home_pages.home, middleware=_headers),
     Route("/guest", home_pages.guest, methods=["POST"], middleware=_headers),
+    Route("/name", name_pages.name_page, middleware=_headers),
+    Route("/name", name_pages.rename, methods=["POST"], middleware=_headers),
     Route("/games", home_pages.create_game, methods=["POST"], middleware=_headers),
     Route("/join", home_pages.join_by_code, middleware=_headers),
     Route("/play/computer", home_pages.play_computer, methods=["POST"], middleware=_headers),

@@ -173,6 +173,20 @@ def test_guest_and_game_creation_per_ip(strict):
     r = httpx.post(base + "/guest", data={"name": "Eve"}, headers={"origin": base, **xff("10.3.0.1")})
     assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1 and "set-cookie" not in r.headers
     new_guest(base, "10.3.0.9")  # another address is not affected
+    token = new_guest(base, "10.3.0.5")  # renames claim names too (a name given up stays its player's)
+    for attempt in range(3):
+        r = httpx.post(base + "/api/v1/guests/me/name", json={"name": unique("Rena")},
+                       headers={**xff("10.3.0.5"), "Authorization": f"Bearer {token}"})
+        assert r.status_code == (200 if attempt < 2 else 429), r.text
+        token = r.json()["token"] if r.status_code == 200 else token
+    cookie = httpx.post(base + "/guest", data={"name": unique("Rena")}, headers={"origin": base, **xff("10.3.0.6")},
+                        follow_redirects=False).cookies[COOKIE]
+    for _ in range(2):
+        httpx.post(base + "/name", data={"name": unique("Rena")}, cookies={COOKIE: cookie},
+                   headers={"origin": base, **xff("10.3.0.6")})
+    r = httpx.post(base + "/name", data={"name": unique("Rena")}, cookies={COOKIE: cookie},
+                   headers={"origin": base, **xff("10.3.0.6")})
+    assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
 
     cookie, token = form_guest(base, "Anna", **xff("10.3.1.1"))
     for _ in range(2):

@@ -342,3 +342,32 @@ def test_a_game_aborted_before_any_move_shows_no_replay_and_no_odds(client: Test
     page = anna.get(f"/g/{made['id']}")
     assert page.status_code == 200 and 'id="endgame"' in page.text and 'id="rematch-area"' in page.text
     assert 'id="replay"' not in page.text and 'id="odds"' not in page.text
+
+
+def test_a_name_is_changed_on_its_page(client: TestClient) -> None:
+    """A visitor who played the computer before picking a name was "Guest-…" for good: only the
+    API could rename (an outside probe). ``/name`` does; blank and taken names are refused and
+    change nothing; a foreign form is 403."""
+    anna, ben = Guest(client, "Anna"), Guest(client, "Ben")
+    form = anna.get("/name")
+    assert form.status_code == 200 and f'value="{anna.name}"' in form.text and 'action="/name"' in form.text
+    client.cookies.clear()
+    assert client.get("/name").headers["location"] == "/"
+    for typed, status, said in (("   ", 400, "at least one letter"), (ben.name.upper(), 409, "already called")):
+        answer = anna.post("/name", data={"name": typed})
+        assert answer.status_code == status and said in answer.text and "set-cookie" not in answer.headers
+    assert anna.post("/name", data={"name": unique("Hanna")}, headers={"origin": "https://evil.example"}).status_code == 403
+    assert client.get(f"/api/v1/players/{anna.id}").json()["name"] == anna.name
+    renamed = unique("Hanna")
+    answer = anna.post("/name", data={"name": f"  {renamed} "})
+    assert answer.status_code == 303 and answer.headers["location"] == "/me" and COOKIE in answer.cookies
+    anna.cookie = answer.cookies[COOKIE]
+    assert shows_header_of(anna.get("/me"), renamed)
+    assert client.get(f"/api/v1/players/{anna.id}").json()["name"] == renamed
+
+
+def test_the_name_form_refuses_a_blank_name(client: TestClient) -> None:
+    """Spaces only made a "Guest-…" silently (an outside probe): the form asks for a name."""
+    client.cookies.clear()
+    answer = client.post("/guest", data={"name": "   ", "next": "/"}, headers=SAME_SITE)
+    assert answer.status_code == 400 and "at least one letter" in answer.text and COOKIE not in answer.cookies
