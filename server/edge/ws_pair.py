@@ -105,6 +105,10 @@ async def _seek_while_open(websocket: WebSocket, conn: Outbox, me: Player, pool:
     seek = asyncio.create_task(_seek_taking_over(pairing, me, pool), name="ws-pair-seek")
     offered = asyncio.Event()
     asked = asyncio.create_task(_action(websocket, conn, offered), name="ws-pair-actions")
+    tasks = [seek, asked]
+    if state.settings.heartbeat_s > 0:
+        tasks.append(asyncio.create_task(_heartbeat(conn, web_of(websocket).codec.heartbeat(),
+                                                    state.settings.heartbeat_s), name="ws-pair-heartbeat"))
     try:
         offer_s = state.settings.pairing_computer_after_s or None
         done, _pending = await asyncio.wait({seek, asked}, timeout=offer_s, return_when=asyncio.FIRST_COMPLETED)
@@ -124,7 +128,16 @@ async def _seek_while_open(websocket: WebSocket, conn: Outbox, me: Player, pool:
             result = await _end(pairing, me, seek)
         await _answer(websocket, conn, me, pool, result, action)
     finally:
-        await stop_tasks((seek, asked))
+        await stop_tasks(tasks)
+
+
+async def _heartbeat(conn: Outbox, frame: str, period: float) -> None:
+    """The page's ``#hb`` again every ``period`` s, as a game page's: its "connection lost"
+    notice shows only when none came for a few seconds (an outside probe saw the page wait on,
+    "Waiting for somebody…", with the network gone)."""
+    while not conn.closed:
+        await asyncio.sleep(period)
+        conn.send(frame)
 
 
 async def _answer(websocket: WebSocket, conn: Outbox, me: Player, pool: Pool, result: Paired | Unpaired,

@@ -43,6 +43,20 @@ async def ws_attempt(url: str, **kwargs) -> int | ClientConnection:
         return exc.response.status_code
 
 
+def is_heartbeat(frame: str | bytes) -> bool:
+    """A browser socket's heartbeat alone (``#hb``, every second: server/edge/ws_pair.py)."""
+    return isinstance(frame, str) and frame.startswith('<div id="hb"') and frame.count('id="') == 1
+
+
+async def recv_news(ws: ClientConnection, timeout_s: float = 10, bound: int = 100) -> str | bytes:
+    """The next frame that is not a heartbeat (at most ``bound`` heartbeats read past)."""
+    for _ in range(bound):
+        frame = await asyncio.wait_for(ws.recv(), timeout_s)
+        if not is_heartbeat(frame):
+            return frame
+    raise AssertionError(f"only heartbeats in {bound} frames")
+
+
 async def close_code_after(ws: ClientConnection, bound: int = 500, timeout_s: float = 10) -> int | None:
     """Read (at most ``bound`` frames) until the server closes; its close code."""
     try:

@@ -20,6 +20,8 @@ from tests.security.util import (
     COOKIE,
     close_code_after,
     form_guest,
+    is_heartbeat,
+    recv_news,
     ws_attempt,
     ws_base,
 )
@@ -59,7 +61,7 @@ async def test_the_socket_refuses_foreign_origins_and_holds_the_seek(live_server
     await until(lambda: seeks() == 1, "the socket's seek waits")
     again = await ws_attempt(socket_url(live_server), additional_headers=credentials)  # another tab: takes over
     assert not isinstance(again, int)
-    frame = await asyncio.wait_for(ws.recv(), 10)
+    frame = await recv_news(ws)
     assert "This search ended" in frame
     assert await close_code_after(ws) == 1000  # htmx does not reopen it
     await until(lambda: seeks() == 1, "the new tab's seek waits")
@@ -73,7 +75,7 @@ async def test_cancel_over_the_socket(live_server: LiveServer, seeks) -> None:
     assert not isinstance(ws, int)
     await until(lambda: seeks() == 1, "the seek waits")
     await ws.send(json.dumps({"action": "cancel", "HEADERS": {"HX-Request": "true"}}))
-    frames = [await asyncio.wait_for(ws.recv(), 10) for _ in range(2)]
+    frames = [await recv_news(ws) for _ in range(2)]
     assert "You stopped looking" in frames[0] and 'id="pair-actions"' in frames[1]
     assert seeks() == 0
 
@@ -195,3 +197,18 @@ def test_while_a_live_game_is_played_the_page_leads_back_to_it(live_server: Live
     assert "You are playing a game" in page and f'href="/g/{live}" id="pair-back"' in page
     assert "ws-connect" not in page
     assert 'ws-connect="/pair/ws' in httpx.get(page_url + "&anyway=1", cookies={COOKIE: anna}).text
+
+
+async def test_the_page_s_socket_beats_while_it_seeks(live_server: LiveServer) -> None:
+    """Its ``#hb`` comes every second, as a game page's: the page shows "Connection lost" when
+    it stops (an outside probe saw the page wait on with the network gone)."""
+    cookie, _token = form_guest(live_server.url, "Anna")
+    page = httpx.get(f"{live_server.url}/pair?pool={quote(POOL, safe='')}", cookies={COOKIE: cookie}).text
+    assert '<div id="hb" class="hb"><p class="lost">Connection lost' in page
+    ws = await ws_attempt(socket_url(live_server), additional_headers={"Cookie": f"{COOKIE}={cookie}"})
+    assert not isinstance(ws, int)
+    try:
+        assert is_heartbeat(await asyncio.wait_for(ws.recv(), 10))
+        assert is_heartbeat(await asyncio.wait_for(ws.recv(), 10))
+    finally:
+        await ws.close()
