@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from server.client import Api
+from server.client import Api, GameSocket
 from tests.conftest import LiveServer
 
 from .conftest import Person, run, same_place, start_duel
@@ -334,10 +334,15 @@ def test_the_lobbys_counts_are_no_live_region(browser, web_server: LiveServer) -
 
 
 async def resigned_duel(base: str) -> str:
+    """A duel of one move (a game without one has no replay), then a resignation."""
     async with Api(base) as api:
         a, b = await api.guest(), await api.guest()
         game = await api.create_game(a.token, seat=0, seed=SEED)
         await api.join(b.token, game["id"])
+        async with await GameSocket.connect(base, game["id"], a.token) as sock:
+            snapshot = await sock.until(lambda f: f["t"] == "snapshot")
+            await sock.move("explore", (0, 0), v=snapshot["v"])
+            await sock.until(lambda f: f["t"] == "update")
         await api.resign(a.token, game["id"])
         return game["id"]
 
