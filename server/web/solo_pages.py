@@ -62,7 +62,14 @@ def _number(text: str | None, default: int) -> int | None:
 
 
 async def solo_home(request: Request) -> Response:
-    me = await visitor_of(request)
+    return await _solo_home(request, await visitor_of(request))
+
+
+async def _solo_home(request: Request, me: Player | None, status: int = 200, error: str | None = None,
+                     picked: dict[str, str] | None = None) -> Response:
+    """The page; ``error`` and ``picked`` (the form as posted): a board it could not make, shown
+    above the form that keeps what was typed (an outside probe's 5×5 with 30 mines went to an
+    error page whose way back led to the duel's home and lost the values)."""
     results = request.app.state.rooms.results
     boards = [(preset, mode) for preset in PRESETS for mode in MODES]
     found = await asyncio.gather(*(results.leaderboard(preset, mode, "all", LEADERS_SHOWN) for preset, mode in boards))
@@ -70,8 +77,13 @@ async def solo_home(request: Request) -> Response:
     for (preset, mode), rows in zip(boards, found):
         leaders[preset][mode] = rows
     bests = await results.bests(me.id) if me else {}
-    return render_page(request, "solo_home.html", me, presets=PRESETS, leaders=leaders, bests=bests,
-                       seconds=_seconds, limits={"min": MIN_SIDE, "width": MAX_WIDTH, "height": MAX_HEIGHT}, error=None)
+    return render_page(request, "solo_home.html", me, status, presets=PRESETS, leaders=leaders, bests=bests,
+                       seconds=_seconds, limits={"min": MIN_SIDE, "width": MAX_WIDTH, "height": MAX_HEIGHT},
+                       error=error, picked={**DEFAULT_PICK, **(picked or {})})
+
+
+DEFAULT_PICK = {"preset": DEFAULT_PRESET, "width": "20", "height": "12", "mines": "40", "no_guess": ""}
+"""What the new-game form shows before anything was posted."""
 
 
 async def create_solo(request: Request) -> Response:
@@ -86,7 +98,9 @@ async def create_solo(request: Request) -> Response:
         game = _game_of(request, form)
         guard_of(request).new_game(request, classic=True)
     except BadForm as exc:
-        return await refused_form(request, exc, _("Cannot make that board"))
+        picked = {key: form.get(key, "")[:8] for key in DEFAULT_PICK}
+        return await _solo_home(request, await visitor_of(request), exc.status,
+                                _("Cannot make that board: %(reason)s") % {"reason": exc.message}, picked)
     except Limited as exc:
         return await limited_page(request, exc)
     room = await request.app.state.rooms.create(game, (await request.app.state.guests.current(me),))

@@ -18,6 +18,7 @@ with warnings.catch_warnings():
 from server.app import create_app
 from server.store.results import DAY_TTL_S, SoloResult
 from server.store.store import Store
+from server.web.site import COOKIE
 from tests.conftest import app_settings
 
 BASE = "http://testserver"
@@ -95,3 +96,20 @@ def test_the_click_mode_is_remembered_for_the_next_page(client: TestClient) -> N
         assert refused.status_code == 400 and "set-cookie" not in refused.headers
     assert client.post("/solo/click-mode", data={"mode": "flag"},
                        headers={"origin": "https://evil.example"}).status_code == 403
+
+
+def test_a_board_the_form_cannot_make_is_refused_above_the_form_as_typed(client: TestClient) -> None:
+    """An outside probe's 5×5 with 30 mines went to an error page whose way back led to the
+    duel's home, the values lost: now the classic page again, saying why, the form as typed."""
+    made = client.post("/api/v1/guests", json={"name": "Sol" + secrets.token_hex(3)}).json()
+    client.cookies.clear()
+    client.cookies.set(COOKIE, client.app.state.web.cookies.dumps(made["token"]))  # type: ignore[attr-defined]
+    answer = client.post("/solo", data={"preset": "custom", "width": "5", "height": "5", "mines": "30", "no_guess": "1"},
+                         headers={"origin": BASE})
+    page = answer.text
+    assert answer.status_code == 400 and 'id="solo-form"' in page, page[:300]
+    assert "Cannot make that board: A no-guess board of 5 × 5 cells takes 1 to" in page
+    assert 'value="custom" checked' in page and 'value="5"' in page and 'value="30"' in page
+    assert 'id="no-guess" checked' in page
+    fresh = client.get("/solo").text
+    assert 'value="beginner" checked' in fresh and 'value="40"' in fresh and 'id="no-guess" checked' not in fresh
