@@ -110,7 +110,10 @@ async def my_games(request: Request) -> Response:
 
 
 async def my_ongoing(request: Request) -> Response:
-    """The ongoing list of "My games" alone (htmx refreshes it)."""
+    """The ongoing list of "My games" alone (htmx refreshes it); opened as a page (a link
+    copied, a reload of it), "My games" itself (it showed a blank page, an outside probe)."""
+    if request.headers.get("hx-request") != "true":
+        return redirect("/me")
     web = web_of(request)
     me, rows = await _my_ongoing(request)
     if me is None:

@@ -102,7 +102,7 @@ def status_look(room: Room, viewer: int) -> StatusLook:
     who = {"name": seat_name(names, to_move)}
     if viewer in (0, 1):
         return StatusLook(_("%(name)s\u2019s turn \u2014 you may pre-select a cell") % who, "their-turn", to_move)
-    return StatusLook(_("%(name)s\u2019s turn") % who, "watching", to_move)
+    return StatusLook(_("%(name)s to move") % who, "watching", to_move)
 
 
 TURN_MARK = "\u25cf"
@@ -111,7 +111,7 @@ TURN_MARK = "\u25cf"
 
 def tab_title(room: Room, viewer: int) -> str:
     """The page's ``<title>``, following the status: "● Your turn · Anna vs Ben · MineDuel",
-    "Ben’s turn · …", the result at the end (the status line, read from the reader's side)."""
+    "Ben to move · …" (not "Computer (easy)’s turn"), the result at the end (the status line, read from the reader's side)."""
     names = player_names(room)
     shown = seat_names(names)
     game = _("%(a)s vs %(b)s") % {"a": shown[0] if names[0] else "\u2026", "b": shown[1] if names[1] else "\u2026"}
@@ -121,7 +121,7 @@ def tab_title(room: Room, viewer: int) -> str:
     elif look.css == "waiting":
         head = _("Waiting for an opponent")
     elif look.to_move is not None:
-        head = _("%(name)s\u2019s turn") % {"name": shown[look.to_move]}
+        head = _("%(name)s to move") % {"name": shown[look.to_move]}
     else:
         head = look.text
     return " \u00b7 ".join(part for part in (head, game, "MineDuel") if part)

@@ -67,7 +67,7 @@ def test_the_title_follows_the_status_in_every_frame(codec: HtmlCodec) -> None:
     room = new_room()
     assert TITLE.findall(codec.snapshot(room, 0)) == ["\u25cf Your turn \u00b7 Anna vs Ben \u00b7 MineDuel"]
     new, events = after(room, 0, Explore((4, 4)))
-    assert TITLE.findall(codec.update(room, new, 0, events)) == ["Ben\u2019s turn \u00b7 Anna vs Ben \u00b7 MineDuel"]
+    assert TITLE.findall(codec.update(room, new, 0, events)) == ["Ben to move \u00b7 Anna vs Ben \u00b7 MineDuel"]
     assert TITLE.findall(codec.update(room, new, 1, events)) == ["\u25cf Your turn \u00b7 Anna vs Ben \u00b7 MineDuel"]
     over, events = after(new, 1, Resign())
     assert TITLE.findall(codec.update(new, over, 0, events))[0].startswith("Ben resigned \u2014 you win")

@@ -76,7 +76,7 @@ def test_toast_title_and_sound_after_each_move(browser, web_server: LiveServer, 
         watcher.goto_room(room_id)
         anna.page.wait_for_selector("#status.your-turn")
         expect(anna.page).to_have_title(f"{TURN} \u00b7 {names[0]} vs {names[1]} \u00b7 MineDuel")
-        expect(ben.page).to_have_title(f"{names[0]}\u2019s turn \u00b7 {names[0]} vs {names[1]} \u00b7 MineDuel")
+        expect(ben.page).to_have_title(f"{names[0]} to move \u00b7 {names[0]} vs {names[1]} \u00b7 MineDuel")
         for person in people:
             expect(person.page.locator("#toast")).to_be_hidden()  # nothing has happened yet
         board = watcher.page.locator("#board").bounding_box()
@@ -92,7 +92,7 @@ def test_toast_title_and_sound_after_each_move(browser, web_server: LiveServer, 
         watcher.shot(artifacts / "move-toast-390x844.png", full_page=False)
         anna.shot(artifacts / "move-toast-1280.png", full_page=False)
         expect(ben.page).to_have_title(f"{TURN} \u00b7 {names[0]} vs {names[1]} \u00b7 MineDuel")
-        expect(anna.page).to_have_title(f"{names[1]}\u2019s turn \u00b7 {names[0]} vs {names[1]} \u00b7 MineDuel")
+        expect(anna.page).to_have_title(f"{names[1]} to move \u00b7 {names[0]} vs {names[1]} \u00b7 MineDuel")
         expect(ben.page.locator("#sound audio[autoplay]")).to_have_count(1)  # his turn, sound on
         turn_frame = next(f for f in ben.frames[before:] if 'class="status your-turn' in f)
         assert "<audio autoplay" in turn_frame

@@ -40,10 +40,10 @@ async def api(web_server: LiveServer) -> AsyncIterator[Api]:
         yield client
 
 
-async def page(server: LiveServer, path: str, guest: Guest | None = None) -> httpx.Response:
+async def page(server: LiveServer, path: str, guest: Guest | None = None, htmx: bool = False) -> httpx.Response:
     async with httpx.AsyncClient(base_url=server.url, cookies=cookie_of(guest.token) if guest else None,
                                  follow_redirects=False, timeout=10) as http:
-        return await http.get(path)
+        return await http.get(path, headers={"hx-request": "true"} if htmx else None)
 
 
 async def rated_game_won_by(api: Api, winner: Guest, loser: Guest, seed: int, base_url: str) -> str:
@@ -146,9 +146,10 @@ async def test_my_games_lists_the_games_where_it_is_my_turn_first(api: Api, web_
     assert f'id="game-{finished}"' in section(html, "finished") and "Won" in section(html, f"game-{finished}")
     assert 'hx-get="/me/ongoing"' in html and 'hx-trigger="every 30s"' in html
     assert 'href="/me"' in html  # in the site header
-    fragment = await page(web_server, "/me/ongoing", anna)
+    fragment = await page(web_server, "/me/ongoing", anna, htmx=True)
     assert fragment.text.startswith('<section class="card wide" id="my-ongoing"') and mine["id"] in fragment.text
-    assert (await page(web_server, "/me/ongoing")).status_code == 401
+    assert (await page(web_server, "/me/ongoing", htmx=True)).status_code == 401
+    assert (await page(web_server, "/me/ongoing", anna)).headers["location"] == "/me"  # opened as a page
     # Cleo's list shows the same game as Anna's turn
     html = (await page(web_server, "/me", cleo)).text
     assert "Their turn" in section(html, f"game-{mine['id']}")
