@@ -77,6 +77,14 @@ def title_of(room: Room) -> str:
     return size + (" · " + _("no guessing") if s["no_guess"] else "")
 
 
+def tab_title(room: Room, viewer: int) -> str:
+    """The tab's title without the site's name: "Anna · Beginner", led by the result once the
+    game is over ("Cleared — you win! · …"), as a duel's title is by its status (an outside
+    probe: a finished classic game's title never said how it ended)."""
+    head = solo_status(room, viewer, player_name(room)).text if room.status is Status.OVER else None
+    return " \u00b7 ".join(part for part in (head, player_name(room), title_of(room)) if part)
+
+
 def player_name(room: Room) -> str:
     """The player's name as the page says it."""
     return display_name(room.players[0].name) if room.players[0] else _("The player")
@@ -122,6 +130,7 @@ class SoloHtml(RoomMacros):
             "endgame": m.endgame(stats, room.id, restart_of(room), viewer == 0, step.get("replay")),
             "restart-area": m.restart_area(restart_of(room) if viewer == 0 and stats is None else None),
             "fair": m.fair(view),
+            "title": self.shared.title(f"{tab_title(room, viewer)} \u00b7 MineDuel"),
         }
 
     def replay(self, room: Room, at: int) -> dict[str, Any]:

@@ -45,9 +45,8 @@ from .site import (
     visitor_of,
     web_of,
 )
-from .solo_codec import title_of
+from .solo_codec import tab_title, title_of
 from .solo_view import timer_text
-from .view_model import display_name
 
 PERIODS = {"all": N_("all time"), "today": N_("today")}
 """English labels (marked for the catalogs); the template translates them."""
@@ -178,9 +177,8 @@ def solo_room_page(request: Request, web: Web, room: Room, me: Player | None, vi
     """A classic game's page; ``at``: a finished game's replay step (``?at=N``; ``None``: the end)."""
     html: Any = web.codec
     watchers = request.app.state.hub.watchers(room.id)
-    name = display_name(room.players[0].name) if room.players[0] else "?"
     return web.render(
-        "solo.html", me=me, title=f"{name} · {title_of(room)}", room_id=room.id, viewer=viewer,
+        "solo.html", me=me, title=tab_title(room, viewer), room_id=room.id, viewer=viewer,
         ws_url=socket_ticket.render_socket_url(room.id, request.app.state.rooms.now_ms(),
                                                shows_end=room.status is Status.OVER),  # snapshots keep the replay step
         seated=viewer == 0,

@@ -113,3 +113,19 @@ def test_a_board_the_form_cannot_make_is_refused_above_the_form_as_typed(client:
     assert 'id="no-guess" checked' in page
     fresh = client.get("/solo").text
     assert 'value="beginner" checked' in fresh and 'value="40"' in fresh and 'id="no-guess" checked' not in fresh
+
+
+def test_a_finished_classic_game_s_title_says_how_it_ended(client: TestClient) -> None:
+    """As a duel's title does (an outside probe: "Sol · Beginner · MineDuel" after the end too);
+    the frame that ends it sets the tab's title as well."""
+    name = "Sol" + secrets.token_hex(3)
+    made = client.post("/api/v1/guests", json={"name": name}).json()
+    auth = {"authorization": f"Bearer {made['token']}"}
+    game = client.post("/api/v1/solo", json={"preset": "beginner"}, headers=auth).json()["id"]
+    client.cookies.clear()
+    assert f"<title>{name} · Beginner · MineDuel</title>" in client.get(f"/g/{game}").text
+    assert client.post(f"/api/v1/games/{game}/resign", headers=auth).status_code == 200
+    assert f"<title>{name} gave up. · {name} · Beginner · MineDuel</title>" in client.get(f"/g/{game}").text
+    room = client.portal.call(client.app.state.rooms.load, game)  # type: ignore[attr-defined,union-attr]
+    frame = client.app.state.web.codec.snapshot(room, 0)  # type: ignore[attr-defined]
+    assert f'<div id="title" hx-swap-oob="innerHTML:title" hidden>Given up. · {name} · Beginner · MineDuel</div>' in frame
