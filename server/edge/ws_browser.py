@@ -60,9 +60,15 @@ SLOW = 1013
 async def _labels(conn: BrowserConn, ratings: Any, html: HtmlCodec, room: Room | None) -> str:
     """The player cards again when the ratings beside the names changed since this page got
     them: a rated room got a player whose rating this process had not read (read now, once per
-    process: never per move), or another page's read brought newer ones."""
+    process: never per move), another page's read brought newer ones, or the game just ended
+    and its result is applied (the cards then say what it did: "1512, +12")."""
     if room is None or room.kind != "duel":
         return ""
+    if html.labels.change_wanted(room, time.time_ns() // 1_000_000, time.monotonic()):
+        try:  # what the game did to the ratings, once it is applied (rating_labels)
+            await html.labels.load_change(ratings, room, time.monotonic())
+        except Exception:  # Redis away: asked again a second later
+            return ""
     if html.labels.missing(room):
         try:
             await html.labels.load(ratings, room, fresh=False)

@@ -228,6 +228,27 @@ class Ratings:
         return {category: [RatingPoint(*json.loads(entry)) for entry in raw]
                 for category, raw in zip(categories, found, strict=True)}
 
+    async def changes(self, game_id: str, category: str, player_ids: Sequence[str]
+                      ) -> dict[str, tuple[Rating, float]] | None:
+        """What the rated game ``game_id`` did to each of ``player_ids``: their rating now and
+        how far the game moved it (its history's entry against the one before, or the start
+        rating before a first game). ``None`` until the game is applied for every one of them
+        (the last entry of each history names it). One round trip."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in player_ids:
+                pipe.hgetall(ratings_key(player_id))
+                pipe.lrange(rating_history_key(player_id, category), -2, -1)
+            found = await pipe.execute()
+        now = time.time_ns() // 1_000_000
+        out: dict[str, tuple[Rating, float]] = {}
+        for i, player_id in enumerate(player_ids):
+            points = [RatingPoint(*json.loads(entry)) for entry in found[2 * i + 1]]
+            if not points or points[-1].game_id != game_id:
+                return None
+            before = points[-2].rating if len(points) == 2 else DEFAULT.rating
+            out[player_id] = (_all_categories(found[2 * i], now)[category], points[-1].rating - before)
+        return out
+
     async def leaderboard(self, category: str, count: int = 50) -> list[tuple[str, Rating]]:
         """The ``count`` highest rated established players of ``category``, best first: a
         player whose rating idled back to provisional is left out (they are on the board's set

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
 
 from starlette.requests import Request
@@ -68,6 +69,8 @@ async def load_labels(request: Request, codec: HtmlCodec, room: Room) -> None:
     the frames that follow (``server.web.rating_labels``). Redis away: the page goes without."""
     try:
         await codec.labels.load(request.app.state.ratings, room)
+        if room.status is Status.OVER:  # what a rated game did to the ratings ("1512, +12")
+            await codec.labels.load_change(request.app.state.ratings, room, time.monotonic())
     except Exception as exc:
         if not redis_down(request.app.state.metrics, "ratings", exc, room=room.id):
             raise

@@ -15,6 +15,7 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 from itsdangerous import URLSafeSerializer
+from websockets.asyncio.client import connect
 
 from server.client import Api, Guest
 from server.core.ratings import BLITZ, BULLET, DEFAULT, rate_game
@@ -219,3 +220,26 @@ async def test_older_finished_games_are_a_link_away(api: Api, web_server: LiveSe
         second = (await page(web_server, f"{path}?before={older.group(1)}", visitor)).text
         assert ended[0] in second and ended[1] not in second
         assert 'id="finished-older"' not in second and 'id="finished-newest"' in second
+
+
+async def test_a_rated_game_s_cards_say_what_it_did_to_the_ratings(api: Api, web_server: LiveServer) -> None:
+    """An outside probe saw "(1500?)" beside both names after a rated game until a reload, and
+    never the change: a watching socket gets the cards with each new rating and its change once
+    the result is applied, and the page of the finished game shows them."""
+    anna, ben = await api.guest(unique("Anna")), await api.guest(unique("Ben"))
+    game = await api.create_game(anna.token, seat=0, seed=58, clock=BLITZ_CLOCK, rated=True)
+    await api.join(ben.token, game["id"])
+    await both_move(web_server.url, game["id"], 58, (anna.token, ben.token))
+    ws_url = web_server.url.replace("http", "ws", 1) + f"/g/{game['id']}/ws"
+    lost, won = rate_game(DEFAULT, DEFAULT, 0.0)  # Anna resigns
+    anna_said = f"({lost.display}, \u2212{round(DEFAULT.rating - lost.rating)})"
+    ben_said = f"({won.display}, +{round(won.rating - DEFAULT.rating)})"
+    async with connect(ws_url, origin=web_server.url, open_timeout=10) as ws:
+        await api.resign(anna.token, game["id"])
+        frames: list[str] = []
+        deadline = time.monotonic() + 10
+        while not any(anna_said in f and ben_said in f for f in frames):
+            assert time.monotonic() < deadline, [f[:200] for f in frames if 'id="players"' in f]
+            frames.append(await asyncio.wait_for(ws.recv(), 10))
+    html = (await page(web_server, f"/g/{game['id']}")).text
+    assert anna_said in section(html, "players") and ben_said in section(html, "players")
