@@ -44,6 +44,7 @@ routes = [
     Route("/g/{id}/replay", room_pages.replay_step, middleware=_headers),
     Route("/g/{id}/odds", room_pages.odds_step, middleware=_headers),
     Route("/g/{id}/join", room_pages.join_room, methods=["POST"], middleware=_headers),
+    Route("/g/{id}/join", room_pages.join_page, methods=["GET"], middleware=_headers),
     Route("/g/{id}/rematch", room_pages.rematch, methods=["POST"], middleware=_headers),
     Route("/g/{id}/rematch", room_pages.to_rematch, middleware=_headers),
     Route("/g/{id}/rematch/decline", room_pages.decline_rematch, methods=["POST"], middleware=_headers),

@@ -216,8 +216,8 @@ async def join_room(request: Request) -> Response:
         return redirect("/")
     await form_of(request)  # the button sends no field; a body that is no form of ours is refused (BadForm)
     me = web.player_of(request)
-    if me is None:
-        return web.render("name.html", me=None, join=room_id)
+    if me is None:  # the name form, at an address a reload does not post again (an outside probe)
+        return redirect(f"/g/{room_id}/join")
     try:
         await request.app.state.rooms.act(room_id, await request.app.state.guests.current(me), Join())
     except RoomRefused as exc:
@@ -226,6 +226,16 @@ async def join_room(request: Request) -> Response:
         # full: the room page shows what happened
     request.app.state.lobby.poke()  # a challenge taken: the lobby shows it at once
     return redirect(f"/g/{room_id}")
+
+
+async def join_page(request: Request) -> Response:
+    """The name form of a visitor without a guest who pressed Join (its POST comes here by a
+    303); a visitor with one goes to the game."""
+    web = web_of(request)
+    room_id = request.path_params["id"]
+    if not ROOM_ID.match(room_id) or web.player_of(request) is not None:
+        return redirect(f"/g/{room_id}" if ROOM_ID.match(room_id) else "/")
+    return web.render("name.html", me=None, join=room_id)
 
 
 def _posted_on_room(handler: Callable[[Request, str, Player | None], Awaitable[Response]]) \

@@ -371,3 +371,18 @@ def test_the_name_form_refuses_a_blank_name(client: TestClient) -> None:
     client.cookies.clear()
     answer = client.post("/guest", data={"name": "   ", "next": "/"}, headers=SAME_SITE)
     assert answer.status_code == 400 and "at least one letter" in answer.text and COOKIE not in answer.cookies
+
+
+def test_joining_without_a_name_leads_to_a_form_a_reload_does_not_post_again(client: TestClient) -> None:
+    """The name form was the POST's own answer: reloading it posted the join again (an outside
+    probe). Now a 303 to ``GET /g/{id}/join``; a visitor with a guest goes to the game."""
+    anna = Guest(client, "Anna")
+    room_url = anna.post("/games", data={"seat": "0"}).headers["location"]
+    client.cookies.clear()
+    answer = client.post(f"{room_url}/join", headers=SAME_SITE)
+    assert answer.status_code == 303 and answer.headers["location"] == f"{room_url}/join"
+    form = client.get(f"{room_url}/join")
+    assert form.status_code == 200 and "Pick a name to join" in form.text
+    assert f'name="join" value="{room_url.rsplit("/", 1)[1]}"' in form.text
+    assert anna.get(f"{room_url}/join").headers["location"] == room_url
+    assert client.get("/g/no.such/join").headers["location"] == "/"

@@ -265,7 +265,8 @@ def test_site_pages_speak_the_reader_language(web_server: LiveServer, people: di
     # the name page (joining without a name)
     room = room_of(post(s, "/games", anna, seat="0"))
     name_page = httpx.post(s.url + f"/g/{room}/join", headers={"origin": s.url, "accept-language": lang},
-                           timeout=WAIT_S)
+                           timeout=WAIT_S, follow_redirects=True)  # a 303 to the form (reloading it posts nothing)
+    assert name_page.url.path == f"/g/{room}/join" and name_page.history[0].status_code == 303
     assert_speaks(name_page.text, lang, shows="Wähle einen Namen, um beizutreten" if de else "Pick a name to join")
 
 
