@@ -136,8 +136,13 @@ async def ongoing_shown(request: Request, player_id: str) -> list[dict[str, Any]
 async def _turns_waiting(request: Request, player_id: str) -> int:
     """How many of the player's games wait for their move: the header's count beside "My
     games" (:func:`render_page`). Why: a correspondence player learns of a move to make on any
-    page of the site, not only on "My games" (an outside probe). Redis away: none shown."""
-    return sum(1 for entry in await ongoing_shown(request, player_id) if entry.get("your_turn"))
+    page of the site, not only on "My games" (an outside probe). A game's own page leaves that
+    game out: the page says whose turn it is there, and a count rendered once went stale as
+    the game went on (it still said 1 after the game ended: an outside probe). Redis away:
+    none shown."""
+    shown = request.path_params.get("id") if request.url.path.startswith("/g/") else None
+    return sum(1 for entry in await ongoing_shown(request, player_id)
+               if entry.get("your_turn") and entry["id"] != shown)
 
 
 def render_page(request: Request, template: str, me: Player | None, status_code: int = 200,

@@ -158,6 +158,9 @@ async def test_my_games_lists_the_games_where_it_is_my_turn_first(api: Api, web_
     header = (await page(web_server, "/ratings", anna)).text.split("</header>")[0]
     assert '<span aria-hidden="true">1</span>' in header and "(1 game waits for your move)" in header
     assert 'id="nav-turns"' not in (await page(web_server, "/ratings", cleo)).text
+    # ... but for the game a page shows (its page says whose turn it is; the count went stale)
+    assert 'id="nav-turns"' not in (await page(web_server, f"/g/{mine['id']}", anna)).text.split("</header>")[0]
+    assert '<span aria-hidden="true">1</span>' in (await page(web_server, f"/g/{theirs['id']}", anna)).text
     # Anna's page, seen by Cleo or by nobody signed in: whose turn by name, no "Play"
     for visitor in (cleo, None):
         row = section((await page(web_server, f"/p/{anna.id}", visitor)).text, f"game-{mine['id']}")
