@@ -101,7 +101,7 @@ def status_look(room: Room, viewer: int) -> StatusLook:
         return StatusLook(_("Your turn"), "your-turn", to_move)
     who = {"name": seat_name(names, to_move)}
     if viewer in (0, 1):
-        return StatusLook(_("%(name)s\u2019s turn \u2014 you may pre-select a cell") % who, "their-turn", to_move)
+        return StatusLook(_("%(name)s to move \u2014 you may pre-select a cell") % who, "their-turn", to_move)
     return StatusLook(_("%(name)s to move") % who, "watching", to_move)
 
 

@@ -5,6 +5,8 @@ computer with one click."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -36,14 +38,14 @@ def test_a_challenge_is_accepted_from_the_lobby_and_a_third_person_watches(brows
         expect(accept).to_be_visible()  # pushed into Ben's open lobby
         accept.click()
         ben.page.wait_for_url(f"**/g/{room_id}")
-        expect(ben.page.locator("#status")).to_contain_text("turn")
+        expect(ben.page.locator("#status")).to_contain_text(re.compile("Your turn|to move"))
         watch = cy.page.locator(f"#watch-{room_id}")
         expect(watch).to_be_visible()  # the challenge became a live game in Cy's lobby, no reload
         expect(cy.page.locator(f"#challenge-{room_id}")).to_have_count(0)
         expect(cy.page.locator(f"#live-{room_id}")).to_contain_text(anna.name)
         watch.click()
         cy.page.wait_for_url(f"**/g/{room_id}")
-        expect(cy.page.locator("#status")).to_contain_text("turn")
+        expect(cy.page.locator("#status")).to_contain_text("to move")
         expect(cy.page.locator('#board button:not([aria-disabled="true"])')).to_have_count(0)  # watching: nothing to press
         expect(anna.page.locator("#spectators")).to_contain_text("1")  # Anna sees her watcher
     finally:

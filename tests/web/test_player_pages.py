@@ -173,7 +173,7 @@ async def test_the_ratings_page_lists_established_players_best_first(web_server:
     try:
         players, ratings = Players(client), Ratings(client)
         strong, weak, newcomer = ("g" + secrets.token_hex(5) for _ in range(3))
-        names = {strong: unique("Strong"), weak: unique("Weak"), newcomer: unique("New")}
+        names = {strong: unique("Ursa"), weak: unique("Vera"), newcomer: unique("Nils")}  # no word the pages say (tests/web/test_i18n.py)
         for pid, name in names.items():
             await players.register(pid, name)
         now = time.time_ns() // 1_000_000
