@@ -349,6 +349,7 @@ def test_a_name_is_changed_on_its_page(client: TestClient) -> None:
     API could rename (an outside probe). ``/name`` does; blank and taken names are refused and
     change nothing; a foreign form is 403."""
     anna, ben = Guest(client, "Anna"), Guest(client, "Ben")
+    assert 'href="/name" id="change-name"' in anna.get("/me").text  # the way there: "My games"
     form = anna.get("/name")
     assert form.status_code == 200 and f'value="{anna.name}"' in form.text and 'action="/name"' in form.text
     client.cookies.clear()
