@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from starlette.requests import Request
 from starlette.responses import Response
 
+from engine import DEFAULT_RULESET, RULESETS
 from engine.clock import Clock
+from engine.rules import DUEL_MINES, DUEL_WIDTH
 
 from ..core.commands import Join
 from ..core.computer import computer
@@ -47,6 +49,7 @@ from .site import (
     visitor_of,
     web_of,
 )
+from .view_model import rule_points, ruleset_label
 
 COMPUTER_LEVELS = {1: N_("Easy"), 2: N_("Medium"), 3: N_("Strong")}
 """English labels (marked for the catalogs); the home page translates them."""
@@ -226,3 +229,11 @@ async def join_by_code(request: Request) -> Response:
     return redirect(f"/g/{match.group(1)}")
 
 
+async def rules(request: Request) -> Response:
+    """How to play, for everybody (an outside probe found the rules only in a collapsed box of
+    a game's page): the numbers come from the rulesets themselves (engine/rules.py), so the page
+    cannot say other points than the games count."""
+    sets = [{**rule_points(r), "label": ruleset_label(r.name)}
+            for r in (RULESETS[DEFAULT_RULESET], *(r for name, r in RULESETS.items() if name != DEFAULT_RULESET))]
+    return render_page(request, "rules.html", await visitor_of(request), rulesets=sets, width=DUEL_WIDTH,
+                       mines=DUEL_MINES)

@@ -34,6 +34,7 @@ _headers = [Middleware(SecurityHeaders)]
 
 routes = [
     Route("/", home_pages.home, middleware=_headers),
+    Route("/rules", home_pages.rules, middleware=_headers),
     Route("/guest", home_pages.guest, methods=["POST"], middleware=_headers),
     Route("/name", name_pages.name_page, middleware=_headers),
     Route("/name", name_pages.rename, methods=["POST"], middleware=_headers),

@@ -47,7 +47,7 @@ from .site import (
 )
 from .solo_pages import solo_room_page
 from .status_view import tab_title, terms_text
-from .view_model import display_name, points_text
+from .view_model import display_name, rule_points
 
 log = logging.getLogger("mineduel.pages")
 
@@ -144,8 +144,7 @@ async def room_page(request: Request) -> Response:
         invite_url=invite,
         ruleset=room.ruleset,
         ruleset_label=terms_text(room),
-        rules={"hit": points_text(rules.hit_points), "wrong": points_text(rules.wrong_mark_points),
-               "table": ", ".join(points_text(p) for p in rules.mark_table)},
+        rules=rule_points(rules),
         total_mines=room.view(viewer).total_mines,
     )
 

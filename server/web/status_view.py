@@ -17,6 +17,7 @@ from .i18n import _, ngettext, number
 from .view_model import (
     display_name,
     player_names,
+    ruleset_label,
     score_pair_text,
     seat_name,
     seat_names,
@@ -175,7 +176,7 @@ def time_control_text(clock: Clock | None) -> str:
 def terms_text(room: Room) -> str:
     """The room page's line of terms: the rules, the clock (:func:`time_control_text`) and
     whether the game is rated, "Coan rules · 3+2 · rated"."""
-    parts = [_("Brettspielnetz rules") if room.ruleset == "brettspielnetz" else _("Coan rules")]
+    parts = [ruleset_label(room.ruleset)]
     if room.clock is not None:
         parts.append(time_control_text(room.clock))
     if room.rated:

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from engine import MoveLine, View, cell_name
 from engine.encoding import CHAR_CLAIMS, HIDDEN, OWN_WRONG_MARK, UNCLAIMED_MINE
-from engine.rules import Claim, Verdict
+from engine.rules import Claim, Ruleset, Verdict
 
 from ..core.computer import NAMES as COMPUTER_STORED_NAMES
 from ..core.room import Room
@@ -52,6 +53,21 @@ def points_text(points: int) -> str:
     if points < 0:
         return f"{MINUS}{-points}"
     return "\u00b10"
+
+
+def ruleset_label(name: str) -> str:
+    """"Brettspielnetz rules" or "Coan rules", as pages name a ruleset."""
+    return _("Brettspielnetz rules") if name == "brettspielnetz" else _("Coan rules")
+
+
+def rule_points(rules: Ruleset) -> dict[str, Any]:
+    """A ruleset's points as pages say them (the game page's "How to play", ``/rules``), from
+    the ruleset itself: ``hit``, ``wrong``, ``table`` (each mark's in turn, or the one value of
+    a flat table), ``explore_scores``."""
+    table = rules.mark_table
+    return {"hit": points_text(rules.hit_points), "wrong": points_text(rules.wrong_mark_points),
+            "table": points_text(table[0]) if len(set(table)) == 1 else ", ".join(points_text(p) for p in table),
+            "explore_scores": rules.explore_scores}
 
 
 def display_name(name: str) -> str:

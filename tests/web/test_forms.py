@@ -387,3 +387,18 @@ def test_joining_without_a_name_leads_to_a_form_a_reload_does_not_post_again(cli
     assert f'name="join" value="{room_url.rsplit("/", 1)[1]}"' in form.text
     assert anna.get(f"{room_url}/join").headers["location"] == room_url
     assert client.get("/g/no.such/join").headers["location"] == "/"
+
+
+def test_the_rules_page_gives_each_ruleset_s_points_from_the_ruleset(client: TestClient) -> None:
+    """An outside probe found the rules only in a collapsed box of a game's page: ``/rules``,
+    linked from the home page and every footer, its points read from engine/rules.py."""
+    client.cookies.clear()
+    assert 'href="/rules" id="home-rules"' in client.get("/").text
+    page = client.get("/rules")
+    assert page.status_code == 200 and "<h1>How to play</h1>" in page.text and 'id="foot-rules"' in page.text
+    rows = re.findall(r"<tr><th scope=\"row\">(.*?)</th><td>(.*?)</td><td>(.*?)</td></tr>", page.text)
+    assert rows == [("Explore a safe cell", "+1 per neighbouring mine not yet visible", "\u00b10"),
+                    ("Explore a mine", "\u22125", "\u22125"),
+                    ("Mark a mine", "+5, +3, +3, +4, +4, +4, +4, +5, +5, +5, +5, +6, +6, +6, +6", "+5"),
+                    ("Mark a safe cell", "\u22123", "\u22122")]
+    assert "11×11 board with 15 hidden mines" in page.text

@@ -248,6 +248,8 @@ def test_site_pages_speak_the_reader_language(web_server: LiveServer, people: di
         ("/solo/leaderboard?preset=beginner", None, "Beginner", "Anfänger"),
         ("/ratings", None, "Bullet", "Fernspiel"),
         ("/me", anna, "My games", "Meine Spiele"),
+        ("/rules", None, "Two sets of rules", "Zwei Regelwerke"),
+        ("/name", anna, "Change my name", "Namen ändern"),
         ("/pair?pool=live-3%2B2%2Fbrettspielnetz%2Frated", anna, "Looking for an opponent", "Suche nach einem Gegner"),
     ]
     for path, cookie, en_text, de_text in pages:
