@@ -105,10 +105,8 @@ async def _seek_while_open(websocket: WebSocket, conn: Outbox, me: Player, pool:
     seek = asyncio.create_task(_seek_taking_over(pairing, me, pool), name="ws-pair-seek")
     offered = asyncio.Event()
     asked = asyncio.create_task(_action(websocket, conn, offered), name="ws-pair-actions")
-    tasks = [seek, asked]
-    if state.settings.heartbeat_s > 0:
-        tasks.append(asyncio.create_task(_heartbeat(conn, web_of(websocket).codec.heartbeat(),
-                                                    state.settings.heartbeat_s), name="ws-pair-heartbeat"))
+    beats = [asyncio.create_task(_heartbeat(conn, _render(web_of(websocket), "beat"), state.settings.heartbeat_s),
+                                 name="ws-pair-heartbeat")] if state.settings.heartbeat_s > 0 else []
     try:
         offer_s = state.settings.pairing_computer_after_s or None
         done, _pending = await asyncio.wait({seek, asked}, timeout=offer_s, return_when=asyncio.FIRST_COMPLETED)
@@ -126,9 +124,10 @@ async def _seek_while_open(websocket: WebSocket, conn: Outbox, me: Player, pool:
             if action is None:  # the page went away: the seek's cancel removes it from its pool
                 return
             result = await _end(pairing, me, seek)
+        await stop_tasks(beats)  # no beat after the answer's "off"
         await _answer(websocket, conn, me, pool, result, action)
     finally:
-        await stop_tasks(tasks)
+        await stop_tasks((seek, asked, *beats))
 
 
 async def _heartbeat(conn: Outbox, frame: str, period: float) -> None:
@@ -142,8 +141,10 @@ async def _heartbeat(conn: Outbox, frame: str, period: float) -> None:
 
 async def _answer(websocket: WebSocket, conn: Outbox, me: Player, pool: Pool, result: Paired | Unpaired,
                   action: str | None) -> None:
-    """Tell the page how the seek ended, and close normally."""
+    """Tell the page how the seek ended, and close normally (its heartbeat stopped first: a
+    search that ended is no lost connection, an outside probe saw the notice come after it)."""
     web = web_of(websocket)
+    conn.send(_render(web, "beat_off"))
     if isinstance(result, Paired):  # taken once the landing is on its way to a page still there
         if conn.send(_render(web, "landing", game=result.room_id, opponent=result.opponent.name)):
             await websocket.app.state.pairing.told(result)

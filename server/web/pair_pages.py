@@ -54,7 +54,6 @@ from .site import (
     redirect_as,
     render_page,
     visitor_of,
-    web_of,
 )
 
 
@@ -185,9 +184,8 @@ async def page(request: Request) -> Response:
     if pool is None:
         return await error_page_for(request, 404, _("No such pool"), _("That link does not name a pool."))
     playing = None if request.query_params.get("anyway") == "1" else await _live_game_of(request, me)
-    beats = request.app.state.settings.heartbeat_s > 0  # the socket's heartbeat keeps "connection lost" hidden
     return render_page(request, "pair.html", me, pool=pool, pool_label=pool_label(pool), playing=playing,
-                       hb=web_of(request).codec.heartbeat() if beats else "")
+                       beats=request.app.state.settings.heartbeat_s > 0)  # its socket's heartbeat (_pair.html)
 
 
 async def _live_game_of(request: Request, me: Player) -> str | None:
