@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -47,6 +48,9 @@ def chromium_path() -> str:
             return candidate
     raise RuntimeError("the browser tests need Chromium: apt-get install chromium (scripts/setup.sh test does)")
 
+
+TURN = re.compile("Your turn|to move")
+"""A seat's status while the game is on: its own turn, or the other's ("Anna to move")."""
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:

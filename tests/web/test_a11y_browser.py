@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 from server.client import Api, GameSocket
 from tests.conftest import LiveServer
 
-from .conftest import Person, run, same_place, start_duel
+from .conftest import TURN, Person, run, same_place, start_duel
 from .keyboard import access_key, seed_where
 from .test_focus_browser import focused, keep, kept, select
 from .test_solo_browser import layout, start_solo
@@ -46,7 +46,7 @@ def test_confirming_the_move_that_ends_the_game_keeps_the_focus_on_confirm(brows
         mines = sorted(layout(web_server.url, room_id))
         assert len(mines) % 2 == 1  # the last one is Anna's to find
         for person in (anna, ben):
-            expect(person.page.locator("#status")).to_contain_text("turn")
+            expect(person.page.locator("#status")).to_contain_text(TURN)
             quick(person, "mark")
         for number, (r, c) in enumerate(mines[:-1], start=1):  # all but one marked, turn by turn
             mover = anna if number % 2 else ben
@@ -195,7 +195,7 @@ def test_a_low_clock_says_so_and_its_players_live_region_changes_once(browser, w
         ben.page.click("#join")
         ap, bp = anna.page, ben.page
         for person in (anna, ben):
-            expect(person.page.locator("#status")).to_contain_text("turn")
+            expect(person.page.locator("#status")).to_contain_text(TURN)
             quick(person, "explore")
         keep(ap, "low-time-0", "clock-0")
         expect(ap.locator("#low-time-0")).to_have_text("")

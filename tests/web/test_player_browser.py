@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from server.core.ratings import BULLET, DEFAULT, rate_game
 from tests.conftest import LiveServer
 
-from .conftest import Person
+from .conftest import TURN, Person
 
 pytestmark = pytest.mark.browser
 
@@ -51,7 +51,7 @@ def test_a_rated_game_then_the_players_page_and_my_games(browser, web_server: Li
         # Anna follows the link and joins; both pages show the ratings beside the names
         anna.goto_room(room_id)
         anna.page.click("#join")
-        expect(anna.page.locator("#status")).to_contain_text("turn")
+        expect(anna.page.locator("#status")).to_contain_text(TURN)
         for person in (anna, ben):  # Ben's page learns Anna's rating without a reload
             expect(person.page.locator("#players .pname .rating")).to_have_count(2)
             expect(person.page.locator("#players")).to_contain_text(f"({DEFAULT.display})")
@@ -89,11 +89,11 @@ def test_a_rated_game_then_the_players_page_and_my_games(browser, web_server: Li
         mine = anna.create_game(SEED, seat="0")
         ben.goto_room(mine)
         ben.page.click("#join")
-        expect(ben.page.locator("#status")).to_contain_text("turn")
+        expect(ben.page.locator("#status")).to_contain_text(TURN)
         theirs = ben.create_game(SEED + 1, seat="0")
         anna.goto_room(theirs)
         anna.page.click("#join")
-        expect(anna.page.locator("#status")).to_contain_text("turn")
+        expect(anna.page.locator("#status")).to_contain_text(TURN)
         anna.page.click("#nav-my-games")
         anna.page.wait_for_url("**/me")
         rows = anna.page.locator("#ongoing > li")
