@@ -223,9 +223,11 @@ class Results:
         if result is None:
             return rated
         try:
+            stored = (await self.store.solo_bests(result.player_id)).get(f"{result.preset}:{result.mode}")
             await self.store.record_solo(result.preset, result.mode, day_of(result.ended_ms), result.player_id,
                                          result.to_json(), result.time_ms, KEEP, DAY_TTL_S, room_id=room.id,
-                                         day_until_ms=result.ended_ms + 86_400_000 + DAY_TTL_S * 1000)
+                                         day_until_ms=result.ended_ms + 86_400_000 + DAY_TTL_S * 1000,
+                                         replace_best=stored is not None and not SoloResult.from_json(stored).humanly_possible)
         except Exception as exc:
             redis_down(self.metrics, "results", exc, room=room.id)
             self.metrics.settle_failures.labels("solo").inc()

@@ -287,9 +287,11 @@ class Store:
             await self.redis.zrem(LOBBY, *room_ids)
 
     async def record_solo(self, preset: str, mode: str, day: str, player_id: str, result: str, time_ms: int,
-                          keep: int, day_ttl_s: int, room_id: str | None = None, day_until_ms: int = 0) -> bool:
+                          keep: int, day_ttl_s: int, room_id: str | None = None, day_until_ms: int = 0,
+                          replace_best: bool = False) -> bool:
         """Put a won classic game on its leaderboards (idempotent: ``result`` is unique per
-        game); True if it is the player's best.
+        game); True if it is the player's best. ``replace_best``: it is, whatever the time of
+        the best stored now (which is no best: :meth:`server.store.results.Results.finished`).
 
         ``room_id``: the game's room, kept as long as a board links to it. On the all-time
         board, its state and log lose their expiry (``PERSIST``: its replay and fairness proof
@@ -306,7 +308,7 @@ class Store:
         is kept grows only with the records set (entries into a board's top 500)."""
         found = await self._solo_result(
             keys=[solo_board_key(preset, mode, "all"), solo_board_key(preset, mode, day), solo_bests_key(player_id)],
-            args=[result, time_ms, keep, day_ttl_s, f"{preset}:{mode}"])
+            args=[result, time_ms, keep, day_ttl_s, f"{preset}:{mode}", "1" if replace_best else ""])
         best, on_all, on_day = (int(x) for x in found)
         if room_id is not None and (on_all or on_day):
             async with self.redis.pipeline(transaction=False) as pipe:

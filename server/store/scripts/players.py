@@ -96,7 +96,8 @@ return 1
 
 SOLO_RESULT = """
 -- KEYS: all-time board, the day's board, the player's bests. ARGV: result (JSON, unique per
--- game), time ms, keep, day TTL s, the board's field name in the bests.
+-- game), time ms, keep, day TTL s, the board's field name in the bests, '1' if the stored best
+-- is to be replaced whatever its time (it is not at a person's pace: no best at all).
 -- Returns {best, on the all-time board, on the day's board} (1 or 0 each, after trimming; the
 -- same when called again for the same result).
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
@@ -108,7 +109,7 @@ local on_all = redis.call('ZSCORE', KEYS[1], ARGV[1]) and 1 or 0
 local on_day = redis.call('ZSCORE', KEYS[2], ARGV[1]) and 1 or 0
 local best = redis.call('HGET', KEYS[3], ARGV[5])
 if best == ARGV[1] then return {1, on_all, on_day} end
-if (not best) or tonumber(cjson.decode(best)['time_ms']) > tonumber(ARGV[2]) then
+if (not best) or ARGV[6] == '1' or tonumber(cjson.decode(best)['time_ms']) > tonumber(ARGV[2]) then
   redis.call('HSET', KEYS[3], ARGV[5], ARGV[1])
   return {1, on_all, on_day}
 end

@@ -19,6 +19,7 @@ from server.metrics import Metrics
 from server.store.keys import log_key, state_key
 from server.store.players import Players
 from server.store.results import (
+    KEEP,
     Results,
     SoloResult,
     best_per_player,
@@ -222,4 +223,21 @@ async def test_a_game_on_an_all_time_board_is_kept_and_one_of_a_day_outlives_its
         for room_id in rooms.values():
             await client.delete(state_key(room_id), log_key(room_id))
         await client.aclose()
+        await store.close()
+
+
+async def test_a_best_no_person_could_play_gives_way_to_the_next_win(redis_url: str) -> None:
+    """A best stored before the pace rule grew tighter is shown nowhere; the next win compared
+    its time with it and was never a best either (an outside probe: no "Your bests" at all)."""
+    store = Store(redis_url)
+    results = Results(store, Metrics())
+    room = won([(1, 1), (8, 8)], step_ms=1_000)  # a person's pace: 1 s
+    player = room.players[0].id
+    try:
+        fast = SoloResult("old-" + secrets.token_hex(3), player, "Sol", "beginner", "classic", 500, 20, 30, 1_795_000_000_000)
+        await store.record_solo("beginner", "classic", "d20261129", player, fast.to_json(), 500, KEEP, 60)
+        assert await results.bests(player) == {}  # 29 clicks in 0.5 s: no person's
+        assert await results.finished(room) is True
+        assert [r.room for r in (await results.bests(player)).values()] == [room.id]
+    finally:
         await store.close()
