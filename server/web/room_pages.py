@@ -229,12 +229,15 @@ async def join_room(request: Request) -> Response:
 
 async def join_page(request: Request) -> Response:
     """The name form of a visitor without a guest who pressed Join (its POST comes here by a
-    303); a visitor with one goes to the game."""
-    web = web_of(request)
-    room_id = request.path_params["id"]
-    if not ROOM_ID.match(room_id) or web.player_of(request) is not None:
-        return redirect(f"/g/{room_id}" if ROOM_ID.match(room_id) else "/")
-    return web.render("name.html", me=None, join=room_id)
+    303); a visitor with one, or a game nobody can join any more, goes to the game's page
+    (which says why: no such game, called off, over). Not for a game that cannot be joined: the
+    form makes a guest, which claims a name for good (an outside probe)."""
+    web, room, failed = await load_room(request)
+    if failed is not None or room is None:
+        return failed or redirect("/")
+    if web.player_of(request) is not None or room.status is not Status.WAITING:
+        return redirect(f"/g/{room.id}")
+    return web.render("name.html", me=None, join=room.id)
 
 
 def _posted_on_room(handler: Callable[[Request, str, Player | None], Awaitable[Response]]) \

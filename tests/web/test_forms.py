@@ -386,7 +386,14 @@ def test_joining_without_a_name_leads_to_a_form_a_reload_does_not_post_again(cli
     assert form.status_code == 200 and "Pick a name to join" in form.text
     assert f'name="join" value="{room_url.rsplit("/", 1)[1]}"' in form.text
     assert anna.get(f"{room_url}/join").headers["location"] == room_url
-    assert client.get("/g/no.such/join").headers["location"] == "/"
+    client.cookies.clear()  # no form for a game nobody can join (it would make a guest for nothing)
+    assert client.get("/g/no.such/join").status_code == 404
+    assert client.get("/g/AAAAAAAAAAAAAA/join").status_code == 404
+    auth = {"authorization": f"Bearer {anna.token}"}
+    gone = client.post("/api/v1/games", json={"seat": 0}, headers=auth).json()["id"]
+    assert client.post(f"/api/v1/games/{gone}/abort", json={}, headers=auth).status_code == 200
+    client.cookies.clear()
+    assert client.get(f"/g/{gone}/join").headers["location"] == f"/g/{gone}"  # its page: called off (410)
 
 
 def test_the_rules_page_gives_each_ruleset_s_points_from_the_ruleset(client: TestClient) -> None:
