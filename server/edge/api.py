@@ -34,16 +34,18 @@ async def create_guest(request: Request) -> JSONResponse:
 
 @handles
 async def rename_guest(request: Request) -> JSONResponse:
-    """``{"name"}``: the caller's new display name, and a token that carries it. A rename spends
-    a guest creation of the address (a name given up stays its player's: renames claim names
-    as new guests do)."""
+    """``{"name"}``: the caller's new display name, and a token that carries it. A rename that
+    claims a name spends a guest creation of the address (a name given up stays its player's:
+    renames claim names as new guests do); taking one's own back claims nothing."""
     player = player_of(request)
     name = _name_in(await read_body(request))
     if name is None:
         raise ApiError(400, "bad_field", "\"name\" must be a non-empty name")
-    guard_of(request).new_guest(request)
+    guests = request.app.state.guests
     try:
-        player, token = await request.app.state.guests.rename(player, name)
+        if await guests.claims_new(player, name):
+            guard_of(request).new_guest(request)
+        player, token = await guests.rename(player, name)
     except NameTaken:
         raise ApiError(409, "name_taken", f"another player is called {name!r}") from None
     return JSONResponse({"id": player.id, "name": player.name, "token": token})

@@ -51,6 +51,15 @@ class Guests:
                 continue  # 16 million names: a collision is rare, two in a row rarer still
         return await self._issue(auto_name())
 
+    async def claims_new(self, player: Player, name: str) -> bool:
+        """Whether renaming ``player`` to ``name`` would claim a name they do not hold yet (what
+        a rename's budget is spent on: taking one's own name back, or another case of it, claims
+        nothing). Raises :class:`NameTaken` when another player holds it (nothing spent)."""
+        holder = await self.players.holder_of(name)
+        if holder is not None and holder != player.id:
+            raise NameTaken(f"the name {name!r} is taken")
+        return holder is None
+
     async def rename(self, player: Player, name: str) -> tuple[Player, str]:
         """``player`` is called ``name`` (validated) from now on; the new token says so.
         Raises :class:`NameTaken` when another player holds ``name`` (any case)."""

@@ -2,9 +2,10 @@
 ``POST /name`` (the rename, then back to "My games" under a cookie that carries the new name).
 
 Why a page: a visitor who played the computer before picking a name is "Guest-…" for good
-unless the site lets them change it (an outside probe found only the API could). A rename
-spends a guest creation of the address, as the API's does: a name given up stays its player's
-(``server.store.scripts.players.NAME_CLAIM``), so renames claim names as new guests do.
+unless the site lets them change it (an outside probe found only the API could). A rename that
+claims a name spends a guest creation of the address, as the API's does: a name given up stays
+its player's (``server.store.scripts.players.NAME_CLAIM``), so renames claim names as new
+guests do (taking one's own back claims nothing: :meth:`~server.edge.guests.Guests.claims_new`).
 """
 
 from __future__ import annotations
@@ -36,17 +37,18 @@ async def rename(request: Request) -> Response:
         return redirect("/")
     form = await form_of(request)
     typed = form.get("name", "")
+    guests = request.app.state.guests
     try:
         name = required_name(typed)
         if name == me.name:
             return redirect("/me")
-        guard_of(request).new_guest(request)
+        if await guests.claims_new(me, name):  # taking one's own name back claims nothing
+            guard_of(request).new_guest(request)
+        _player, token = await guests.rename(me, name)
     except BadName as exc:
         return _refused(request, me, typed, 400, _("That name won’t do: %(reason)s.") % {"reason": exc.said()})
     except Limited as exc:
         return await limited_page(request, exc)
-    try:
-        _player, token = await request.app.state.guests.rename(me, name)
     except NameTaken:
         return _refused(request, me, typed, 409,
                         _("Somebody is already called %(name)s. Please choose another name.") % {"name": name})

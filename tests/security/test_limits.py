@@ -19,7 +19,15 @@ from websockets.exceptions import ConnectionClosed
 
 from tests.names import unique
 
-from .util import COOKIE, close_code_after, form_guest, is_heartbeat, recv_news, ws_attempt, ws_base
+from .util import (
+    COOKIE,
+    close_code_after,
+    form_guest,
+    is_heartbeat,
+    recv_news,
+    ws_attempt,
+    ws_base,
+)
 
 PLAYER_CREDITS, SPECTATOR_CREDITS, SOLO_CREDITS = 10, 4, 25
 
@@ -174,11 +182,19 @@ def test_guest_and_game_creation_per_ip(strict):
     assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1 and "set-cookie" not in r.headers
     new_guest(base, "10.3.0.9")  # another address is not affected
     token = new_guest(base, "10.3.0.5")  # renames claim names too (a name given up stays its player's)
+    held = []
     for attempt in range(3):
         r = httpx.post(base + "/api/v1/guests/me/name", json={"name": unique("Rena")},
                        headers={**xff("10.3.0.5"), "Authorization": f"Bearer {token}"})
         assert r.status_code == (200 if attempt < 2 else 429), r.text
-        token = r.json()["token"] if r.status_code == 200 else token
+        token, held = (r.json()["token"], [*held, r.json()["name"]]) if r.status_code == 200 else (token, held)
+    for name in (held[0], held[0].upper()):  # taking one's own name back claims nothing: no budget spent
+        r = httpx.post(base + "/api/v1/guests/me/name", json={"name": name},
+                       headers={**xff("10.3.0.5"), "Authorization": f"Bearer {token}"})
+        assert r.status_code == 200, r.text
+    r = httpx.post(base + "/api/v1/guests/me/name", json={"name": unique("Rena")},
+                   headers={**xff("10.3.0.5"), "Authorization": f"Bearer {token}"})
+    assert r.status_code == 429
     cookie = httpx.post(base + "/guest", data={"name": unique("Rena")}, headers={"origin": base, **xff("10.3.0.6")},
                         follow_redirects=False).cookies[COOKIE]
     for _ in range(2):
