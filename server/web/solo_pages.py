@@ -72,9 +72,9 @@ async def _solo_home(request: Request, me: Player | None, status: int = 200, err
     results = request.app.state.rooms.results
     boards = [(preset, mode) for preset in PRESETS for mode in MODES]
     found = await asyncio.gather(*(results.leaderboard(preset, mode, "all", LEADERS_SHOWN) for preset, mode in boards))
-    leaders: dict[str, dict[str, list[SoloResult]]] = {preset: {} for preset in PRESETS}  # preset → mode → rows
+    leaders: dict[str, dict[str, list[tuple[int, SoloResult]]]] = {preset: {} for preset in PRESETS}  # preset → mode → rows
     for (preset, mode), rows in zip(boards, found):
-        leaders[preset][mode] = rows
+        leaders[preset][mode] = list(zip(ranks(rows), rows))  # (rank, row): a tie numbered as the boards do
     bests = await results.bests(me.id) if me else {}
     return render_page(request, "solo_home.html", me, status, presets=PRESETS, leaders=leaders, bests=bests,
                        seconds=_seconds, limits={"min": MIN_SIDE, "width": MAX_WIDTH, "height": MAX_HEIGHT},

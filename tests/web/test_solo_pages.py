@@ -129,3 +129,15 @@ def test_a_finished_classic_game_s_title_says_how_it_ended(client: TestClient) -
     room = client.portal.call(client.app.state.rooms.load, game)  # type: ignore[attr-defined,union-attr]
     frame = client.app.state.web.codec.snapshot(room, 0)  # type: ignore[attr-defined]
     assert f'<div id="title" hx-swap-oob="innerHTML:title" hidden>Given up. · {name} · Beginner · MineDuel</div>' in frame
+
+
+def test_the_fastest_box_numbers_a_tie_as_the_boards_do(client: TestClient, redis_url: str) -> None:
+    """Two players at the same time were "1." and "2." there, "1" and "1" on the board and the
+    API (an outside probe)."""
+    first, second = "Tia" + secrets.token_hex(3), "Tom" + secrets.token_hex(3)
+    for name in (first, second):
+        put(redis_url, "beginner", "classic", name, 650, 5, 6)  # faster than any test's real game
+    client.cookies.clear()
+    box = section(client.get("/solo").text, "leaders-beginner-classic")
+    assert re.search(rf'<li value="1"><span class="lname">{first}</span>', box)
+    assert re.search(rf'<li value="1"><span class="lname">{second}</span>', box)
