@@ -150,6 +150,7 @@ def test_the_solo_counter_and_the_chords_say_one_in_the_singular(lang: str, one:
     with i18n.using(lang):
         assert one in render("_solo.html", "counter", 1) and many in render("_solo.html", "counter", 2)
         assert over in render("_solo.html", "counter", -3)  # more flags than mines: not "-3 mines left"
+        assert '<strong aria-hidden="true">&minus;3</strong>' in render("_solo.html", "counter", -3)  # a real minus
         room = won_solo([2_000, 4_200])
         for clicks, said in (((3, 4, 1), ("(3 reveals, 4 flags, 1 chord)", "(3 Aufdeckungen, 4 Fahnen, 1 Akkord)")),
                              ((1, 1, 2), ("(1 reveal, 1 flag, 2 chords)", "(1 Aufdeckung, 1 Fahne, 2 Akkorde)"))):
