@@ -118,10 +118,10 @@ def humanly_possible(time_ms: int, three_bv: int, clicks: int, preset: str) -> b
     """Whether a win of ``clicks`` clicks (all kinds: reveals, flags, chords) over a ``preset``
     board of ``three_bv`` took long enough for a person: the clicks after the first at most
     :data:`MAX_CLICKS_PER_S`, and the 3BV after the first click's at most the preset's
-    :data:`MAX_BV_PER_S`, on average over the ``time_ms`` from the first click to the last. The
-    one place the leaderboards' pace rule lives: :func:`solo_result` applies it when a game is
-    recorded, and :class:`Results` again when boards and bests are read (entries made before the
-    rule, or before it was made tighter).
+    :data:`MAX_BV_PER_S` (a board of no preset: the loosest), on average over the ``time_ms``
+    from the first click to the last. The one place the leaderboards' pace rule lives:
+    :func:`solo_result` applies it when a game is recorded, and :class:`Results` again when
+    boards and bests are read (entries made before the rule, or before it was made tighter).
 
     >>> humanly_possible(30_000, 146, 160, "expert")  # an Expert at world-record pace
     True
@@ -256,9 +256,8 @@ class Results:
 
     async def leaderboard(self, preset: str, mode: str, period: str, count: int = 50) -> list[SoloResult]:
         """``period``: ``all``, ``today`` or ``d<yyyymmdd>``. Each player once, with their best
-        (:func:`best_per_player`; the board keeps the best :data:`KEEP` results). Each result under its player's
-        name registered now: the name played under may have been given up and taken by
-        somebody else since, who must not inherit the time (:func:`ranks` gives the ranks)."""
+        (:func:`best_per_player`; the board keeps the best :data:`KEEP` results), under the name
+        registered now (:func:`ranks` gives the ranks)."""
         if period == "today":
             period = day_of(time.time_ns() // 1_000_000)
         found = [SoloResult.from_json(text) for text in await self.store.solo_board(preset, mode, period, count)]

@@ -112,7 +112,8 @@ TURN_MARK = "\u25cf"
 
 def tab_title(room: Room, viewer: int) -> str:
     """The page's ``<title>``, following the status: "● Your turn · Anna vs Ben · MineDuel",
-    "Ben to move · …" (not "Computer (easy)’s turn"), the result at the end (the status line, read from the reader's side)."""
+    "Ben to move · …" (not "Computer (easy)’s turn"), the result at the end (the status line,
+    read from the reader's side)."""
     names = player_names(room)
     shown = seat_names(names)
     game = _("%(a)s vs %(b)s") % {"a": shown[0] if names[0] else "\u2026", "b": shown[1] if names[1] else "\u2026"}
