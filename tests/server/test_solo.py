@@ -20,9 +20,10 @@ async def layout(api: Api, game_id: str) -> set[tuple[int, int]]:
     return {tuple(m) for m in (await api.request("GET", f"/api/v1/games/{game_id}/layout"))["mines"]}
 
 
-PACE_S = 0.075
-"""A click every 75 ms at the quickest: below the leaderboards' 15 a second (a person's pace,
-``server.store.results.humanly_possible``), so a test's win is ranked."""
+PACE_S = 0.1
+"""A click every 100 ms at the quickest: below the leaderboards' 15 a second (a person's pace,
+``server.store.results.humanly_possible``), with room for flags made before the first reveal
+(they count among the game's clicks, not its time), so a test's win is ranked."""
 
 
 async def play_to_a_win(api: Api, sock: GameSocket, game_id: str, width: int, height: int,
