@@ -81,7 +81,7 @@ def solo_cell(view: ClassicView, r: int, c: int, playing: bool, layout: frozense
     if ch == MINE:
         return SoloCell(r, c, "cell mine unclaimed", _("%(cell)s, mine") % {"cell": name})
     if ch == FATAL:
-        return SoloCell(r, c, "cell mine fatal", _("%(cell)s, the mine that went off") % {"cell": name})
+        return SoloCell(r, c, "cell mine fatal", _("%(cell)s, a mine that went off") % {"cell": name})
     if ch == WRONG_FLAG:
         return SoloCell(r, c, "cell hidden flag wrong-flag", _("%(cell)s, flagged but safe") % {"cell": name})
     assert ch == HIDDEN, ch
@@ -185,7 +185,12 @@ def solo_status(room: Room, viewer: int, name: str) -> SoloStatus:
     if outcome.termination == CLEARED:
         return SoloStatus(_("Cleared — you win!") if player else _("%(name)s cleared the board.") % who, "won")
     if outcome.termination == EXPLODED:
-        return SoloStatus(_("Boom — a mine went off.") if player else _("%(name)s hit a mine.") % who, "lost")
+        went_off = sum(row.count(FATAL) for row in view.rows)  # a chord may open more than one
+        if player:
+            return SoloStatus(ngettext("Boom — a mine went off.", "Boom — %(num)d mines went off.", went_off)
+                              % {"num": went_off}, "lost")
+        return SoloStatus(ngettext("%(name)s hit a mine.", "%(name)s hit %(num)d mines.", went_off)
+                          % {**who, "num": went_off}, "lost")
     return SoloStatus(_("Given up.") if player else _("%(name)s gave up.") % who, "lost")
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from engine import SPECTATOR, Duel, Mark, Outcome, Resign, Reveal
+from engine import SPECTATOR, Chord, Duel, Flag, Mark, Outcome, Resign, Reveal
 from engine.classic import Classic, ClassicSetup, numbers_of, three_bv
 from engine.clock import Clock
 from engine.events import ABORTED
@@ -33,7 +33,7 @@ from server.web.odds_view import player_looks as odds_players
 from server.web.odds_view import signed
 from server.web.player_view import game_row, rating_looks
 from server.web.solo_codec import Restart, restart_of
-from server.web.solo_view import solo_stats, timer_text
+from server.web.solo_view import solo_stats, solo_status, timer_text
 from server.web.status_view import (
     clock_text,
     outcome_text,
@@ -280,3 +280,17 @@ def test_the_challenges_hint_fits_a_visitor_without_a_name() -> None:
     with i18n.using("de"):
         hint = render("_lobby.html", "challenges", Lobby(), None)
     assert "Neues Spiel" in hint and "Namen" in hint
+
+
+@pytest.mark.parametrize("lang,said,seen", [("en", "Boom — 2 mines went off.", "Anna hit 2 mines."),
+                                            ("de", "Bumm — 2 Minen sind hochgegangen.", "Anna hat 2 Minen getroffen.")])
+def test_a_chord_that_opened_two_mines_says_two_went_off(lang: str, said: str, seen: str) -> None:
+    """An outside probe's chord opened two mines and the status said "a mine went off"."""
+    game = Classic(ClassicSetup(5, 5, 4, False, "ab" * 16))
+    game.mines = frozenset({(2, 2), (2, 4), (3, 0), (4, 0)})
+    game.numbers = numbers_of(game.geo, game.mines)
+    room = open_room("s3", game, (ANNA,), None, 1_000).room
+    for at, move in enumerate((Reveal((0, 0)), Flag((3, 1)), Flag((3, 2)), Chord((2, 1))), start=2):
+        room = play(room, ANNA, move, at * 1_000)
+    with i18n.using(lang):
+        assert solo_status(room, 0, "Anna").text == said and solo_status(room, 2, "Anna").text == seen
