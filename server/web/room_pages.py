@@ -179,6 +179,8 @@ async def replay_step(request: Request) -> Response:
     at = _at(request) or 0
     if room.status is not Status.OVER:
         return await error_page_for(request, 409, _("Not yet"), _("The replay opens when the game is over."))
+    if None in room.players:  # a challenge called off: no game was played (its page says so)
+        return await _called_off(request, room)
     odds = _odds(request) and room.kind == "duel"  # a classic game has none: its steps never ask
     if request.headers.get("hx-request") != "true":
         return redirect(f"/g/{room.id}?at={at}" + ("&odds=1" if odds else ""))
@@ -199,6 +201,8 @@ async def odds_step(request: Request) -> Response:
     at = _at(request) or 0
     if room.status is not Status.OVER:
         return await error_page_for(request, 409, _("Not yet"), _("The odds are published when the game is over."))
+    if None in room.players:
+        return await _called_off(request, room)
     odds = _odds(request)
     if request.headers.get("hx-request") != "true":
         return redirect(f"/g/{room.id}?at={at}" + ("&odds=1" if odds else ""))

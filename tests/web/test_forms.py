@@ -330,6 +330,8 @@ def test_a_challenge_called_off_has_no_game_page(client: TestClient) -> None:
     assert page.status_code == 410 and "Challenge called off" in page.text
     assert f"{cora.name} called this challenge off before anybody took it." in page.text
     assert 'id="board"' not in page.text and 'id="odds"' not in page.text
+    for step in ("replay", "odds"):  # nor its replay and odds steps (a typed address)
+        assert client.get(f"/g/{made['id']}/{step}?at=0", headers={"hx-request": "true"}).status_code == 410
 
 
 def test_a_game_aborted_before_any_move_shows_no_replay_and_no_odds(client: TestClient) -> None:
