@@ -98,13 +98,17 @@ class Outbox:
         self._start(frame)
         return True
 
-    def close(self, code: int, reason: str = "") -> None:
+    def close(self, code: int, reason: str = "", after_frames: bool = False) -> None:
+        """Close with ``code``: at once, dropping the frames still waiting (a closing connection
+        need not get them), or with ``after_frames`` once they are out (an edge's last words, as
+        the pairing page's answer: with sends in tasks, bypasses off, all but the first were
+        dropped)."""
         if self.closed:
             return
         self.closed = True
         self.close_code = code
-        # Jump the queue: a closing connection need not get the frames still waiting.
-        self._waiting.clear()
+        if not after_frames:  # jump the queue
+            self._waiting.clear()
         if self._busy is not None:
             self._waiting.append((code, reason))
         else:

@@ -156,7 +156,7 @@ async def _answer(websocket: WebSocket, conn: Outbox, me: Player, pool: Pool, re
     else:  # ended elsewhere: the player's seek in another tab took over
         conn.send(_render(web, "status", text=_("This search ended: you started another one."), home=True))
     conn.send(_render(web, "actions", computer=False, over=True))
-    conn.close(NORMAL, "")
+    conn.close(NORMAL, "", after_frames=True)
 
 
 async def _seek_taking_over(pairing: Pairing, me: Player, pool: Pool) -> Paired | Unpaired:

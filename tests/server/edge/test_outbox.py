@@ -91,3 +91,19 @@ async def test_a_writer_that_fails_ends_the_connection() -> None:
     await asyncio.wait_for(runner, 5)
     assert box.closed and not box.send(b"b")
     assert peer.got == []
+
+
+async def test_a_close_after_its_frames_sends_them_first_and_a_plain_close_drops_them() -> None:
+    """With sends in tasks (inline off, as with the bypasses off) frames wait behind the first:
+    an edge's last words (the pairing page's answer) go out before the close; a plain close
+    jumps the queue."""
+    for after_frames, expected in ((True, [("send", "a"), ("send", "b"), ("send", "c"), ("close", "1000")]),
+                                   (False, [("send", "a"), ("close", "1000")])):
+        peer = Peer()
+        box = box_of(peer, inline=False)
+        runner = asyncio.create_task(box.run())
+        for frame in ("a", "b", "c"):
+            assert box.send(frame)
+        box.close(1000, "", after_frames=after_frames)
+        await asyncio.wait_for(runner, 5)
+        assert peer.got == expected, after_frames

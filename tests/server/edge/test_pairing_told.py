@@ -143,7 +143,7 @@ class Box:
         self.frames.append(frame)
         return True
 
-    def close(self, code: int, reason: str = "") -> None:
+    def close(self, code: int, reason: str = "", after_frames: bool = False) -> None:
         self.closed = True
 
 
